@@ -1,0 +1,57 @@
+package profiles
+
+// GPU describes one accelerator as the capacity and step-time models need it.
+// Memory is what the device reports to the framework (torch's total_memory),
+// not the marketing figure: an "80 GB" H100 shows about 79.2 GiB.
+type GPU struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// MemoryGiB is the device memory visible to vLLM, in GiB (2^30 bytes).
+	MemoryGiB float64 `yaml:"memory_gib"`
+	// MemoryBandwidthGBps is the peak HBM/GDDR bandwidth in GB/s (10^9 bytes/s).
+	MemoryBandwidthGBps float64 `yaml:"memory_bandwidth_gbps"`
+	// Dense tensor-core throughput in TFLOP/s (10^12), without 2:4 sparsity.
+	BF16TFLOPS float64 `yaml:"bf16_tflops"`
+	FP8TFLOPS  float64 `yaml:"fp8_tflops"` // 0 when the GPU has no FP8 tensor cores
+	FP4TFLOPS  float64 `yaml:"fp4_tflops"` // 0 when the GPU has no FP4 tensor cores
+	// InterconnectGBps is the per-GPU aggregate GPU-to-GPU bandwidth, both
+	// directions together (NVLink 4: 900 GB/s, i.e. 450 GB/s each way).
+	InterconnectGBps float64 `yaml:"interconnect_gbps"`
+	// PricePerHour is the default on-demand price of one GPU-hour in USD.
+	PricePerHour float64 `yaml:"price_per_hour"`
+	// Step holds this GPU's default step-time coefficients; a --step-model
+	// file overrides any of them.
+	Step StepCoefficients `yaml:"step"`
+}
+
+// StepCoefficients are the named, documented knobs of the roofline step-time
+// model. A zero field means "use the GPU profile's value" when merging a
+// user's --step-model file over a profile (see Merge).
+type StepCoefficients struct {
+	// WeightBandwidthEfficiency is the fraction of peak memory bandwidth
+	// reached when streaming weights in a decode step.
+	WeightBandwidthEfficiency float64 `yaml:"weight_bandwidth_efficiency" json:"weight_bandwidth_efficiency"`
+	// KVBandwidthEfficiency is the fraction of peak memory bandwidth reached by
+	// the attention kernel when reading the KV cache.
+	KVBandwidthEfficiency float64 `yaml:"kv_bandwidth_efficiency" json:"kv_bandwidth_efficiency"`
+	// FP8KVReadPenalty multiplies the time to read fp8 KV bytes (dequantisation
+	// costs the kernel some of the bandwidth it saves).
+	FP8KVReadPenalty float64 `yaml:"fp8_kv_read_penalty" json:"fp8_kv_read_penalty"`
+	// ComputeEfficiency is the fraction of dense tensor-core peak reached by
+	// the linear layers (GEMMs) in prefill-heavy steps (MFU).
+	ComputeEfficiency float64 `yaml:"compute_efficiency" json:"compute_efficiency"`
+	// AttentionComputeEfficiency is the MFU of the attention kernel's FLOPs.
+	AttentionComputeEfficiency float64 `yaml:"attention_compute_efficiency" json:"attention_compute_efficiency"`
+	// StepOverheadMs is the fixed cost of one engine step (launches, sampling,
+	// scheduling) in milliseconds.
+	StepOverheadMs float64 `yaml:"step_overhead_ms" json:"step_overhead_ms"`
+	// PerRequestOverheadUs is the CPU cost per scheduled request per step, in
+	// microseconds (input preparation, detokenisation, output processing).
+	PerRequestOverheadUs float64 `yaml:"per_request_overhead_us" json:"per_request_overhead_us"`
+	// InterconnectEfficiency is the fraction of the one-way link bandwidth an
+	// all-reduce reaches.
+	InterconnectEfficiency float64 `yaml:"interconnect_efficiency" json:"interconnect_efficiency"`
+	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
+	// all-reduce, in microseconds (two per layer per step).
+	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`
+}

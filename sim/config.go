@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// Config is one deployment: a model on GPUs with vLLM's engine flags, times
+// Replicas behind a router. Field names follow `vllm serve`'s flags. Zero
+// values mean vLLM's default (see Resolve).
+type Config struct {
+	Model profiles.Model
+	GPU   profiles.GPU
+
+	TensorParallelSize   int     // --tensor-parallel-size
+	KVCacheDtype         string  // --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...
+	Quantization         string  // --quantization: "", fp8, mxfp4, nvfp4
+	GPUMemoryUtilization float64 // --gpu-memory-utilization, default 0.92
+	MaxNumSeqs           int     // --max-num-seqs, default by GPU memory
+	MaxNumBatchedTokens  int     // --max-num-batched-tokens, default by GPU memory
+	MaxModelLen          int     // --max-model-len, default the model's
+	BlockSize            int     // --block-size, default the attention backend's
+	// EnablePrefixCaching is vLLM's default (on) unless DisablePrefixCaching.
+	DisablePrefixCaching bool
+	NumGPUBlocksOverride int   // --num-gpu-blocks-override: always wins
+	KVCacheMemoryBytes   int64 // --kv-cache-memory-bytes: skips memory profiling
+	SchedulingPolicy     string // --scheduling-policy: fcfs (default) or priority
+	// LongPrefillTokenThreshold caps one request's prefill chunk (0: off).
+	LongPrefillTokenThreshold int
+
+	Speculative *SpeculativeConfig // --speculative-config; nil when off
+	// DraftModel is the profile of Speculative.Model for method draft_model.
+	DraftModel *profiles.Model
+
+	// Step is the step-time model's coefficients (the GPU profile's, merged
+	// with a --step-model file).
+	Step profiles.StepCoefficients
+
+	Replicas int    // --replicas, default 1
+	Router   string // round-robin (default), least-requests, least-kv
+	Seed     int64  // --seed
+	// TimelineIntervalS is the simulated interval between timeline samples.
+	TimelineIntervalS float64
+}
+
+// SpeculativeConfig is vLLM's --speculative-config JSON plus the acceptance
+// model thinkcap needs (vllm/config/speculative.py SpeculativeConfig).
+type SpeculativeConfig struct {
+	Method               string `json:"method"`
+	Model                string `json:"model,omitempty"`
+	NumSpeculativeTokens int    `json:"num_speculative_tokens"`
+	// AcceptanceRates are per-position acceptance rates: AcceptanceRates[i] is
+	// the fraction of verification steps in which draft position i was
+	// accepted (vllm:spec_decode_num_accepted_tokens_per_pos / num_drafts).
+	// They are non-increasing and of length NumSpeculativeTokens.
+	AcceptanceRates []float64 `json:"-"`
+}

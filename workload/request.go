@@ -1,0 +1,27 @@
+package workload
+
+// Request is one request record: what a client asked and what the model
+// generated, as logged in production or generated synthetically. It is the
+// common currency of thinkcap (DESIGN.md, "Request record").
+type Request struct {
+	ID string `json:"id,omitempty"`
+	// ArrivalS is the arrival time in seconds from the start of the log.
+	ArrivalS     float64 `json:"arrival_s"`
+	PromptTokens int     `json:"prompt_tokens"`
+	ThinkTokens  int     `json:"think_tokens"`
+	AnswerTokens int     `json:"answer_tokens"`
+	Mode         string  `json:"mode,omitempty"`
+	Category     string  `json:"category,omitempty"`
+	PrefixID     string  `json:"prefix_id,omitempty"`
+	PrefixTokens int     `json:"prefix_tokens,omitempty"`
+	FinishReason string  `json:"finish_reason,omitempty"`
+	// Priority is vLLM's request priority (lower is served first) for
+	// --scheduling-policy priority; 0 by default.
+	Priority int `json:"priority,omitempty"`
+}
+
+// OutputTokens is the number of generated tokens: thinking plus answer.
+func (r *Request) OutputTokens() int { return r.ThinkTokens + r.AnswerTokens }
+
+// TotalTokens is prompt plus output tokens: the sequence length at the end.
+func (r *Request) TotalTokens() int { return r.PromptTokens + r.OutputTokens() }

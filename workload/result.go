@@ -1,0 +1,46 @@
+package workload
+
+// Status values of a Result.
+const (
+	StatusOK          = "ok"
+	StatusRejected    = "rejected"
+	StatusHTTPError   = "http_error"
+	StatusStreamError = "stream_error"
+	StatusTimeout     = "timeout"
+	StatusTruncated   = "truncated"
+	StatusCancelled   = "cancelled"
+)
+
+// Result is the outcome of one request, the same schema from `simulate
+// --results` and from `loadtest` (DESIGN.md, "Result record"). Times are in
+// seconds; TTFT and friends are measured from the request's arrival.
+type Result struct {
+	Request
+	Status string `json:"status"`
+	// TTFTS is the time to the first generated token of any kind.
+	TTFTS float64 `json:"ttft_s"`
+	// TTFAS is the time to the first answer token, what a user sees when
+	// thinking is hidden; omitted when the request produced no answer token.
+	TTFAS float64 `json:"ttfa_s,omitempty"`
+	// ThinkS is how long the thinking lasted: from the first token to the first
+	// answer token (to the last token when there is no answer).
+	ThinkS float64 `json:"think_s"`
+	// TPOTS is the mean time per output token after the first.
+	TPOTS float64 `json:"tpot_s"`
+	E2ES  float64 `json:"e2e_s"`
+	// QueueS is the time from arrival to first being scheduled.
+	QueueS      float64 `json:"queue_s"`
+	Preemptions int     `json:"preemptions"`
+	// RecomputedTokens counts tokens computed again after preemptions.
+	RecomputedTokens int `json:"recomputed_tokens,omitempty"`
+	Replica          int `json:"replica"`
+	// Load-test only.
+	ScheduledS  float64 `json:"scheduled_s,omitempty"`
+	SentS       float64 `json:"sent_s,omitempty"`
+	TokenSource string  `json:"token_source,omitempty"`
+	HTTPStatus  int     `json:"http_status,omitempty"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// OK reports whether the request completed successfully.
+func (r *Result) OK() bool { return r.Status == StatusOK }
