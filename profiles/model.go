@@ -3,21 +3,21 @@ package profiles
 // Model is a transformer's architecture as vLLM's KV-cache sizing and the
 // step-time model need it; values come from the model's config.json.
 type Model struct {
-	Name        string `yaml:"name"`         // thinkcap's short name, e.g. qwen3-8b
-	HFName      string `yaml:"hf_name"`      // Hugging Face id, e.g. Qwen/Qwen3-8B
-	Family      string `yaml:"family"`       // qwen3, deepseek-r1-distill, llama, gpt-oss, magistral, deepseek-v3
-	Description string `yaml:"description"`  // one line for `thinkcap profiles`
-	Reasoning   bool   `yaml:"reasoning"`    // emits thinking tokens
+	Name        string `yaml:"name"`        // thinkcap's short name, e.g. qwen3-8b
+	HFName      string `yaml:"hf_name"`     // Hugging Face id, e.g. Qwen/Qwen3-8B
+	Family      string `yaml:"family"`      // qwen3, deepseek-r1-distill, llama, gpt-oss, magistral, deepseek-v3
+	Description string `yaml:"description"` // one line for `thinkcap profiles`
+	Reasoning   bool   `yaml:"reasoning"`   // emits thinking tokens
 	// ReasoningParser is vLLM's --reasoning-parser for this model, if any.
 	ReasoningParser string `yaml:"reasoning_parser"`
 
-	Layers           int `yaml:"layers"`            // decoder layers (num_hidden_layers)
-	HiddenSize       int `yaml:"hidden_size"`
-	NumHeads         int `yaml:"num_heads"`         // query heads
-	NumKVHeads       int `yaml:"num_kv_heads"`      // key/value heads (GQA); ignored for MLA
-	HeadDim          int `yaml:"head_dim"`
-	IntermediateSize int `yaml:"intermediate_size"` // dense FFN width (0 for all-MoE models)
-	VocabSize        int `yaml:"vocab_size"`
+	Layers           int  `yaml:"layers"` // decoder layers (num_hidden_layers)
+	HiddenSize       int  `yaml:"hidden_size"`
+	NumHeads         int  `yaml:"num_heads"`    // query heads
+	NumKVHeads       int  `yaml:"num_kv_heads"` // key/value heads (GQA); ignored for MLA
+	HeadDim          int  `yaml:"head_dim"`
+	IntermediateSize int  `yaml:"intermediate_size"` // dense FFN width (0 for all-MoE models)
+	VocabSize        int  `yaml:"vocab_size"`
 	TiedEmbeddings   bool `yaml:"tied_embeddings"`
 
 	// Parameters in billions (10^9): all of them, and those active per token.
@@ -25,8 +25,8 @@ type Model struct {
 	ActiveParamsB float64 `yaml:"active_params_b"`
 
 	// Mixture of experts (zero for dense models).
-	NumExperts          int `yaml:"num_experts"`           // routed experts per MoE layer
-	ExpertsPerToken     int `yaml:"experts_per_token"`     // top-k
+	NumExperts          int `yaml:"num_experts"`       // routed experts per MoE layer
+	ExpertsPerToken     int `yaml:"experts_per_token"` // top-k
 	SharedExperts       int `yaml:"shared_experts"`
 	MoEIntermediateSize int `yaml:"moe_intermediate_size"` // per-expert FFN width
 

@@ -1,0 +1,31 @@
+# thinkcap: make build | test | bench | lint | run
+GO ?= go
+BENCHTIME ?= 1x
+
+.PHONY: build test bench lint run fuzz
+
+build:
+	$(GO) build -o bin/thinkcap ./cmd/thinkcap
+
+# The whole test suite: unit, property, golden and short fuzz-corpus runs.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 8m ./...
+
+# Speed and memory targets (README quotes the latest figures).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 20m ./...
+
+lint:
+	@test -z "$$(gofmt -l . | grep -v '^testdata/')" || { gofmt -l . | grep -v '^testdata/'; exit 1; }
+	$(GO) vet ./...
+
+run:
+	$(GO) run ./cmd/thinkcap simulate
+
+# Longer fuzzing of every parser (not part of `make test`).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./workload -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzParseDist -fuzztime $(FUZZTIME)
+	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadYAML -fuzztime $(FUZZTIME)

@@ -1,0 +1,92 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// Summarize fills the parts of a Summary that the result records determine:
+// Kind, Requests, DurationS, Throughput, LatencyS (all but ITL) and Tokens.
+// durationS is the run's length in seconds, the denominator of every
+// throughput; a zero, negative or non-finite duration gives zero throughputs
+// rather than NaN or Inf, so the summary always encodes as JSON.
+//
+// Config, Capacity, LatencyS.ITL, Preemptions, KVUsage, Running and Waiting
+// are left zero for the caller: the simulator takes ITL from its per-step
+// histogram and occupancy from its timeline, a load test from the server's
+// /metrics, and neither can be rebuilt from per-request records.
+//
+// Latencies and token counts are over completed requests only (status ok): a
+// rejected or timed-out request has no meaningful TTFT, and counting its
+// partial tokens would flatter throughput. Two latencies are further
+// restricted because they are undefined otherwise:
+//   - TTFA only over requests with at least one answer token (a request that
+//     thought until its budget ran out never showed the user anything);
+//   - TPOT only over requests with more than one output token (it is the mean
+//     gap after the first token, so one token has no gap).
+func Summarize(kind string, results []workload.Result, durationS float64) Summary {
+	s := Summary{Kind: kind, DurationS: durationS}
+	s.Requests.Total = len(results)
+
+	var ttft, ttfa, tpot, e2e, queue, think, answer, total []float64
+	var thinkSum, answerSum, promptSum float64
+	for i := range results {
+		r := &results[i]
+		if !r.OK() {
+			s.Requests.Failed++
+			if r.Status == workload.StatusRejected {
+				s.Requests.Rejected++
+			}
+			continue
+		}
+		s.Requests.Completed++
+
+		ttft = append(ttft, r.TTFTS)
+		e2e = append(e2e, r.E2ES)
+		queue = append(queue, r.QueueS)
+		if r.AnswerTokens > 0 {
+			ttfa = append(ttfa, r.TTFAS)
+		}
+		if r.OutputTokens() > 1 {
+			tpot = append(tpot, r.TPOTS)
+		}
+
+		think = append(think, float64(r.ThinkTokens))
+		answer = append(answer, float64(r.AnswerTokens))
+		total = append(total, float64(r.OutputTokens()))
+		thinkSum += float64(r.ThinkTokens)
+		answerSum += float64(r.AnswerTokens)
+		promptSum += float64(r.PromptTokens)
+	}
+
+	s.LatencyS = Latencies{
+		TTFT:  Describe(ttft),
+		TTFA:  Describe(ttfa),
+		TPOT:  Describe(tpot),
+		E2E:   Describe(e2e),
+		Queue: Describe(queue),
+	}
+	s.Tokens = TokenStats{
+		Think:  Describe(think),
+		Answer: Describe(answer),
+		Total:  Describe(total),
+	}
+	s.Throughput = throughput(float64(s.Requests.Completed), thinkSum, answerSum, promptSum, durationS)
+	return s
+}
+
+// throughput divides the completed work by the duration, guarding against a
+// duration that would turn it into NaN or Inf.
+func throughput(requests, think, answer, prompt, durationS float64) Throughput {
+	if !(durationS > 0) || math.IsInf(durationS, 0) {
+		return Throughput{}
+	}
+	return Throughput{
+		RequestsPerS:     requests / durationS,
+		OutputTokensPerS: (think + answer) / durationS,
+		ThinkTokensPerS:  think / durationS,
+		AnswerTokensPerS: answer / durationS,
+		PromptTokensPerS: prompt / durationS,
+	}
+}

@@ -1,0 +1,300 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// reportWidth is the terminal width the report is laid out for. Only the
+// free-text values of the deployment (model id, speculative config) can come
+// near it; writePairs breaks those itself, because tablewriter's own limit
+// splits the width evenly between columns and would break a 40-character
+// model id that fits.
+const reportWidth = 100
+
+// WriteTable writes s as a human-readable report: the deployment and its KV
+// capacity, request counts and throughput, latency percentiles in
+// milliseconds, tokens per request, and server occupancy with KV usage in
+// percent. It is meant for a terminal and for eyes; scripts read the JSON.
+// Only write errors are returned.
+func WriteTable(w io.Writer, s *Summary) error {
+	ew := &errWriter{w: w}
+	title := "thinkcap summary"
+	if s.Kind != "" {
+		title = "thinkcap " + s.Kind + " summary"
+	}
+	fmt.Fprintf(ew, "%s\n", title)
+	for _, render := range []func(io.Writer, *Summary) error{
+		writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
+	} {
+		fmt.Fprintln(ew)
+		if err := render(ew, s); err != nil {
+			return fmt.Errorf("write summary table: %w", err)
+		}
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write summary table: %w", ew.err)
+	}
+	return nil
+}
+
+// writeDeployment prints what was deployed next to the limits of each
+// replica (one vLLM instance): scheduler caps and KV-cache capacity. The
+// left-hand labels are short so that a Hugging Face model id of 40
+// characters fits in 100 columns.
+func writeDeployment(w io.Writer, s *Summary) error {
+	c, k := s.Config, s.Capacity
+	deployment := []pair{
+		{"model", orNone(c.Model)},
+		{"gpu", orNone(c.GPU)},
+		{"tensor parallel", positive(int64(c.TensorParallelSize))},
+		{"replicas", positive(int64(c.Replicas))},
+		{"kv cache dtype", orNone(c.KVCacheDtype)},
+	}
+	if c.MaxModelLen > 0 {
+		deployment = append(deployment, pair{"max_model_len", formatInt(int64(c.MaxModelLen))})
+	}
+	if c.Speculative != "" {
+		deployment = append(deployment, pair{"speculative", c.Speculative})
+	}
+	maxConcurrency := noValue
+	if k.MaxConcurrency > 0 {
+		maxConcurrency = formatFixed(k.MaxConcurrency, 2) + "x"
+	}
+	perReplica := []pair{
+		{"max_num_seqs", positive(int64(c.MaxNumSeqs))},
+		{"max_num_batched_tokens", positive(int64(c.MaxNumBatchedTokens))},
+		{"KV blocks", positive(int64(k.NumGPUBlocks))},
+		{"block size", withUnit(positive(int64(k.BlockSize)), "tokens")},
+		{"KV cache tokens", positive(k.KVCacheTokens)},
+		{"KV bytes per token", withUnit(positive(k.KVBytesPerToken), "B")},
+		{"max concurrency", maxConcurrency},
+	}
+	return writePairs(w, "deployment", deployment, "per replica", perReplica, tw.AlignLeft)
+}
+
+// writeRun prints what happened to the requests next to the throughput.
+func writeRun(w io.Writer, s *Summary) error {
+	r, t := s.Requests, s.Throughput
+	requests := []pair{
+		{"total", formatInt(int64(r.Total))},
+		{"completed", formatInt(int64(r.Completed))},
+		{"failed", formatInt(int64(r.Failed))},
+		{"of which rejected", formatInt(int64(r.Rejected))},
+		{"preemptions", formatInt(s.Preemptions)},
+		{"duration", formatCompact(s.DurationS) + " s"},
+	}
+	throughput := []pair{
+		{"requests/s", formatCompact(t.RequestsPerS)},
+		{"output tok/s", formatCompact(t.OutputTokensPerS)},
+		{"think tok/s", formatCompact(t.ThinkTokensPerS)},
+		{"answer tok/s", formatCompact(t.AnswerTokensPerS)},
+		{"prompt tok/s", formatCompact(t.PromptTokensPerS)},
+	}
+	return writePairs(w, "requests", requests, "throughput", throughput, tw.AlignRight)
+}
+
+// writeLatency prints the latency percentiles in milliseconds.
+func writeLatency(w io.Writer, s *Summary) error {
+	l := s.LatencyS
+	rows := []struct {
+		name string
+		stat Stat
+		// zeroOK marks latencies that can truly be zero; for the others a
+		// zero Stat means "not measured" (no answer tokens, ITL not filled
+		// in by the caller) and prints as noValue.
+		zeroOK bool
+	}{
+		{"TTFT", l.TTFT, false},
+		{"TTFA", l.TTFA, false},
+		{"TPOT", l.TPOT, false},
+		{"ITL", l.ITL, false},
+		{"E2E", l.E2E, false},
+		{"Queue", l.Queue, true},
+	}
+	t := newTable(w, "latency (ms)", "mean", "p50", "p90", "p99")
+	for _, r := range rows {
+		measured := s.Requests.Completed > 0 && (r.zeroOK || r.stat != Stat{})
+		if err := t.Append(statRow(r.name, r.stat, measured, formatMS)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// writeTokens prints the generated tokens per completed request.
+func writeTokens(w io.Writer, s *Summary) error {
+	k := s.Tokens
+	measured := s.Requests.Completed > 0
+	t := newTable(w, "tokens per request", "mean", "p50", "p90", "p99")
+	for _, r := range []struct {
+		name string
+		stat Stat
+	}{
+		{"think", k.Think},
+		{"answer", k.Answer},
+		{"total", k.Total},
+	} {
+		if err := t.Append(statRow(r.name, r.stat, measured, formatTokens)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// writeServer prints KV-cache usage and the running and waiting queues.
+func writeServer(w io.Writer, s *Summary) error {
+	t := newTable(w, "server", "mean", "peak")
+	rows := [][]string{
+		{"KV cache usage", formatPercent(s.KVUsage.Mean), formatPercent(s.KVUsage.Peak)},
+		{"running requests", formatCompact(s.Running.Mean), formatInt(int64(s.Running.Peak))},
+		{"waiting requests", formatCompact(s.Waiting.Mean), formatInt(int64(s.Waiting.Peak))},
+	}
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// statRow formats one Stat as a row of label, mean, p50, p90, p99.
+func statRow(name string, st Stat, measured bool, format func(float64) string) []string {
+	if !measured {
+		return []string{name, noValue, noValue, noValue, noValue}
+	}
+	return []string{name, format(st.Mean), format(st.P50), format(st.P90), format(st.P99)}
+}
+
+// pair is one "name value" line of a key-value table.
+type pair struct{ name, value string }
+
+// writePairs prints two key-value lists side by side, which keeps the
+// report short without making it wider than a terminal.
+func writePairs(w io.Writer, leftTitle string, left []pair, rightTitle string, right []pair, valueAlign tw.Align) error {
+	// Room left for the left-hand values once the labels, the right-hand
+	// values and the five borders with their padding are drawn.
+	leftValueWidth := reportWidth - width("│ ") - 3*width(" │ ") - width(" │") -
+		max(maxWidth(left, pairName), width(leftTitle)) -
+		max(maxWidth(right, pairName), width(rightTitle)) - maxWidth(right, pairValue)
+	t := newTable(w, leftTitle, "", rightTitle, "")
+	t.Options(
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
+			PerColumn: []tw.Align{tw.AlignLeft, valueAlign, tw.AlignLeft, valueAlign},
+		}),
+	)
+	for i := range max(len(left), len(right)) {
+		var l, r pair
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		if err := t.Append([]string{l.name, breakLines(l.value, leftValueWidth), r.name, r.value}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func pairName(p pair) string  { return p.name }
+func pairValue(p pair) string { return p.value }
+
+// maxWidth is the widest field of pairs, in terminal columns.
+func maxWidth(pairs []pair, field func(pair) string) int {
+	w := 0
+	for _, p := range pairs {
+		w = max(w, width(field(p)))
+	}
+	return w
+}
+
+// width is the number of terminal columns s takes. Every character the
+// report prints is one column wide, so counting runes suffices.
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+// breakLines splits s into lines of at most n columns, for a multi-line
+// cell; it breaks anywhere, since model ids have no spaces to break at.
+func breakLines(s string, n int) string {
+	n = max(n, 8) // keep something readable even if the labels ate the width
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	var b strings.Builder
+	for len(r) > n {
+		b.WriteString(string(r[:n]))
+		b.WriteByte('\n')
+		r = r[n:]
+	}
+	b.WriteString(string(r))
+	return b.String()
+}
+
+// newTable returns a table with a header whose first column holds labels,
+// left-aligned, and the others numbers, right-aligned so digits line up.
+// Headers keep their case: tablewriter would upper-case "ms" and "p50".
+func newTable(w io.Writer, header ...string) *tablewriter.Table {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	align[0] = tw.AlignLeft
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header(header)
+	return t
+}
+
+// orNone prints an unset string field as noValue.
+func orNone(s string) string {
+	if s == "" {
+		return noValue
+	}
+	return s
+}
+
+// positive prints a count that is unset when zero (a config or capacity the
+// caller did not fill in) as noValue.
+func positive(n int64) string {
+	if n <= 0 {
+		return noValue
+	}
+	return formatInt(n)
+}
+
+// withUnit appends a unit to a value that is there.
+func withUnit(v, unit string) string {
+	if v == noValue {
+		return v
+	}
+	return v + " " + unit
+}
+
+// errWriter remembers the first write error so that the report can be
+// written with plain Fprintf calls and checked once at the end.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/sim"
+)
+
+func newCapacityCmd() *cobra.Command {
+	var (
+		dep    deploymentFlags
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "capacity",
+		Short: "Print the KV-cache capacity vLLM would report at startup",
+		Long: `capacity computes what vLLM's startup log says for a deployment: available KV
+cache memory, "GPU KV cache size: N tokens" and "Maximum concurrency for L tokens
+per request: X". --num-gpu-blocks-override (the number vLLM logs) always wins.`,
+		Example: `  thinkcap capacity --model qwen3-8b --gpu h100-sxm
+  thinkcap capacity --model qwen3-32b --gpu h100-sxm -t 2 --kv-cache-dtype fp8 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cat, err := dep.catalog()
+			if err != nil {
+				return err
+			}
+			cfg, err := dep.config(cat)
+			if err != nil {
+				return err
+			}
+			c, err := sim.ComputeCapacity(&cfg)
+			if err != nil {
+				return badInput(err)
+			}
+			out := cmd.OutOrStdout()
+			switch output {
+			case "json":
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(capacitySummary(c))
+			case "table", "":
+				fmt.Fprintf(out, "%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
+					cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen)
+				fmt.Fprint(out, c.StartupLog(cfg.MaxModelLen))
+				return nil
+			default:
+				return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
+			}
+		},
+	}
+	dep.register(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
+	return cmd
+}
+
+// capacitySummary is the capacity part of the summary JSON.
+func capacitySummary(c sim.Capacity) analysis.Capacity {
+	return analysis.Capacity{
+		NumGPUBlocks:    c.NumGPUBlocks,
+		BlockSize:       c.BlockSize,
+		KVBytesPerToken: c.KVBytesPerToken,
+		KVCacheTokens:   c.KVCacheTokens,
+		MaxConcurrency:  c.MaxConcurrency,
+	}
+}

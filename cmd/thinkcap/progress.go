@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+// progress shows a bar on stderr for work that runs longer than a second,
+// and only when stderr is a terminal (never in pipes, CI logs or tests).
+type progress struct {
+	out   io.Writer
+	label string
+	start time.Time
+	p     *mpb.Progress
+	bar   *mpb.Bar
+}
+
+func newProgress(out io.Writer, label string) *progress {
+	f, ok := out.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &progress{out: out, label: label, start: time.Now()}
+}
+
+// update reports done of total; it is cheap until the bar appears.
+func (p *progress) update(done, total int) {
+	if p == nil {
+		return
+	}
+	if p.bar == nil {
+		if time.Since(p.start) < time.Second {
+			return
+		}
+		p.p = mpb.New(mpb.WithOutput(p.out), mpb.WithWidth(40))
+		p.bar = p.p.AddBar(int64(total),
+			mpb.PrependDecorators(decor.Name(p.label+" "), decor.CountersNoUnit("%d / %d requests")),
+			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
+		)
+	}
+	p.bar.SetCurrent(int64(done))
+}
+
+// done removes the bar.
+func (p *progress) done() {
+	if p == nil || p.p == nil {
+		return
+	}
+	if !p.bar.Completed() {
+		p.bar.Abort(false)
+	}
+	p.p.Wait()
+}

@@ -1,0 +1,39 @@
+package profiles
+
+import (
+	"slices"
+	"strings"
+)
+
+// dtypeBytes is the storage cost of one weight, in bytes, for each weight
+// dtype a model profile may name. Block-scaled 4-bit formats include their
+// scales: mxfp4 stores one 8-bit scale per 32 values (4.25 bits), nvfp4 one
+// 8-bit scale per 16 values (4.5 bits). int4/int8 ignore their (small,
+// checkpoint-specific) group scales.
+var dtypeBytes = map[string]float64{
+	"fp32":  4,
+	"bf16":  2,
+	"fp16":  2,
+	"fp8":   1,
+	"int8":  1,
+	"int4":  0.5,
+	"mxfp4": 4.25 / 8,
+	"nvfp4": 4.5 / 8,
+}
+
+// DtypeBytes returns the bytes one weight of dtype takes in memory, and
+// whether dtype is known (see Model.WeightDtype).
+func DtypeBytes(dtype string) (float64, bool) {
+	b, ok := dtypeBytes[dtype]
+	return b, ok
+}
+
+// dtypeList is the sorted, comma-separated list of known dtypes, for errors.
+func dtypeList() string {
+	names := make([]string, 0, len(dtypeBytes))
+	for n := range dtypeBytes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,107 @@
+package profiles
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMerge(t *testing.T) {
+	base := validStep()
+	tests := []struct {
+		name     string
+		override StepCoefficients
+		want     StepCoefficients
+	}{
+		{"empty override keeps everything", StepCoefficients{}, base},
+		{"set fields win", StepCoefficients{StepOverheadMs: 2.5, KVBandwidthEfficiency: 0.5}, func() StepCoefficients {
+			s := base
+			s.StepOverheadMs, s.KVBandwidthEfficiency = 2.5, 0.5
+			return s
+		}()},
+		{"full override replaces all", StepCoefficients{
+			WeightBandwidthEfficiency: 0.1, KVBandwidthEfficiency: 0.2, FP8KVReadPenalty: 0.3, ComputeEfficiency: 0.4,
+			AttentionComputeEfficiency: 0.5, StepOverheadMs: 0.6, PerRequestOverheadUs: 0.7,
+			InterconnectEfficiency: 0.8, AllReduceLatencyUs: 0.9,
+		}, StepCoefficients{
+			WeightBandwidthEfficiency: 0.1, KVBandwidthEfficiency: 0.2, FP8KVReadPenalty: 0.3, ComputeEfficiency: 0.4,
+			AttentionComputeEfficiency: 0.5, StepOverheadMs: 0.6, PerRequestOverheadUs: 0.7,
+			InterconnectEfficiency: 0.8, AllReduceLatencyUs: 0.9,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := base.Merge(tt.override); got != tt.want {
+				t.Errorf("Merge = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadStepCoefficients(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    StepCoefficients
+		errs    []string
+	}{
+		{"subset", "step_overhead_ms: 1.4\nkv_bandwidth_efficiency: 0.8\n",
+			StepCoefficients{StepOverheadMs: 1.4, KVBandwidthEfficiency: 0.8}, nil},
+		{"empty file", "# nothing tuned yet\n", StepCoefficients{}, nil},
+		{"unknown key", "step_overhead: 1\n", StepCoefficients{}, []string{`step.yaml:1: unknown key "step_overhead" in step coefficients`}},
+		{"syntax error", "a: [\n", StepCoefficients{}, []string{"step.yaml:1: "}},
+		{"out of range names the line", "step_overhead_ms: 1\ncompute_efficiency: 1.5\nall_reduce_latency_us: -2\n",
+			StepCoefficients{}, []string{
+				"step.yaml:2: compute_efficiency must be in (0, 1], got 1.5",
+				"step.yaml:3: all_reduce_latency_us must be >= 0, got -2",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := writeFile(t, dir, "step.yaml", tt.content)
+			got, err := LoadStepCoefficients(p)
+			if len(tt.errs) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != tt.want {
+					t.Errorf("got %+v, want %+v", got, tt.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			for _, w := range tt.errs {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %v is not a *FileError", err)
+			}
+		})
+	}
+	if _, err := LoadStepCoefficients(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("missing file: want an error")
+	}
+}
+
+func FuzzLoadStepCoefficients(f *testing.F) {
+	for _, seed := range []string{"step_overhead_ms: 1.4\n", "compute_efficiency: 2\n", "a: [", ""} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseStepCoefficients("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		if p := s.problems(true, ""); len(p) > 0 {
+			t.Fatalf("accepted invalid coefficients: %v", p)
+		}
+	})
+}

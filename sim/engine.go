@@ -1,0 +1,198 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// never is the time of an event that will not happen.
+const never = math.MaxInt64
+
+// engine is one vLLM replica: an EngineCore with its scheduler, KV cache and
+// a step-time model, advancing in integer nanoseconds. It does not know
+// about other replicas or the arrival process; the cluster drives it.
+type engine struct {
+	id int
+
+	// Configuration, resolved.
+	layout           KVLayout
+	bs               int
+	maxModelLen      int
+	maxNumSeqs       int
+	maxBatchedTokens int
+	longPrefill      int
+	lookahead        int // speculative look-ahead slots per running request
+	draftSlots       int // input-budget slots per request for the drafter
+	specK            int
+	dropEagleBlock   bool
+	prefixCaching    bool
+	priority         bool
+
+	stepModel stepTimer
+	sampler   *AcceptanceSampler
+	rng       *rand.Rand
+
+	pool     *blockPool
+	prefixes map[string]*prefixEntry
+	running  []*seq
+	waiting  waitQueue
+
+	// The step in flight.
+	now       int64
+	inFlight  bool
+	stepEnd   int64
+	scheduled []*seq
+	batch     Batch
+
+	preemptions int64
+	steps       int64
+	stats       occupancy
+	timeline    *timeline
+	itl         *latencyHistogram
+
+	// finished is called for each request that completes, at its time.
+	finished func(e *engine, s *seq)
+}
+
+// stepTimer prices one engine step; *StepModel is the real one, tests use
+// simpler ones.
+type stepTimer interface {
+	StepTime(b *Batch) int64
+}
+
+// nextEvent is when the engine next needs attention: the end of the step in
+// flight, now if work is waiting, or never.
+func (e *engine) nextEvent() int64 {
+	if e.inFlight {
+		return e.stepEnd
+	}
+	if e.waiting.len() > 0 || len(e.running) > 0 {
+		return e.now
+	}
+	return never
+}
+
+// enqueue adds an arrived request to the waiting queue at time t.
+func (e *engine) enqueue(s *seq, t int64) {
+	if !e.inFlight && t > e.now {
+		e.idle(t)
+	}
+	if s.prefixTokens > 0 && e.prefixCaching && s.prefixID != "" {
+		p := e.prefixes[s.prefixID]
+		if p == nil {
+			p = &prefixEntry{group: e.pool.newGroup()}
+			e.prefixes[s.prefixID] = p
+		}
+		s.prefix = p
+	}
+	e.waiting.pushBack(s)
+}
+
+// idle moves the clock of an idle engine to t.
+func (e *engine) idle(t int64) {
+	e.observe(e.now, t)
+	e.now = t
+}
+
+// fire handles the engine's next event: it completes the step in flight,
+// then schedules the next one at the same instant.
+func (e *engine) fire() {
+	if e.inFlight {
+		e.now = e.stepEnd
+		e.inFlight = false
+		e.complete()
+	}
+	if e.waiting.len() == 0 && len(e.running) == 0 {
+		return
+	}
+	if !e.schedule() {
+		if len(e.running) == 0 && e.waiting.len() > 0 {
+			// The head of the queue can never fit an empty cache; capacity
+			// checks make this unreachable, but never spin on it.
+			s := e.waiting.pop()
+			s.rejected = true
+			e.finished(e, s)
+		}
+		return
+	}
+	dt := e.stepModel.StepTime(&e.batch)
+	e.steps++
+	e.inFlight = true
+	e.stepEnd = e.now + dt
+	e.observe(e.now, e.stepEnd)
+}
+
+// complete applies the outputs of the step that just ended
+// (Scheduler.update_from_output): scheduled tokens are computed; a request
+// that caught up with its sequence samples one token, plus the accepted
+// draft tokens under speculative decoding, whose rejected tail is rolled
+// back; finished requests leave the running list in order.
+func (e *engine) complete() {
+	t := e.now
+	done := 0
+	for _, s := range e.scheduled {
+		s.computed += s.newTokens
+		if s.holdsPrefix && s.shared < s.prefixBlocks(e.bs) {
+			e.shareComputedPrefix(s)
+		}
+		if s.computed < s.numTokens {
+			s.newTokens, s.drafts = 0, 0
+			continue // a prefill chunk that did not reach the end
+		}
+		out := 1
+		if s.drafts > 0 {
+			a := e.sampler.Sample(e.rng)
+			if a > s.drafts {
+				a = s.drafts
+			}
+			out += a
+			s.computed -= s.drafts - a
+		}
+		out = min(out, s.output-s.generated)
+		s.generated += out
+		s.numTokens += out
+		s.newTokens, s.drafts = 0, 0
+		if s.firstToken < 0 {
+			s.firstToken = t
+		} else {
+			e.itl.add(t - s.lastToken)
+		}
+		s.lastToken = t
+		if s.firstAnswer < 0 && s.generated > s.think {
+			s.firstAnswer = t
+		}
+		if s.generated >= s.output {
+			s.running = false
+			e.release(s, false)
+			done++
+		}
+	}
+	if done > 0 {
+		kept := e.running[:0]
+		for _, s := range e.running {
+			if s.running {
+				kept = append(kept, s)
+			}
+		}
+		clear(e.running[len(kept):])
+		e.running = kept
+		for _, s := range e.scheduled {
+			if !s.running && s.generated >= s.output {
+				e.finished(e, s)
+			}
+		}
+	}
+}
+
+// observe accounts the engine's state over [from, to): time-weighted means,
+// peaks and timeline samples.
+func (e *engine) observe(from, to int64) {
+	if to <= from {
+		return
+	}
+	used := e.pool.used()
+	e.stats.add(to-from, used, len(e.running), e.waiting.len())
+	if e.timeline != nil {
+		e.timeline.sample(from, to, e.id, e.pool.usage(), len(e.running), e.waiting.len(), e.preemptions)
+	}
+}

@@ -1,0 +1,261 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// fixedStep prices every step the same, so scheduling tests read easily.
+type fixedStep int64
+
+func (f fixedStep) StepTime(*Batch) int64 { return int64(f) }
+
+const testStep = 10_000_000 // 10 ms
+
+// testEngine builds an engine with usable KV blocks of 16 tokens, the given
+// max_num_seqs and token budget, and a 10 ms step.
+func testEngine(t *testing.T, usable, maxSeqs, budget int) (*engine, *[]*seq) {
+	t.Helper()
+	e := &engine{
+		layout: KVLayout{BlockSize: 16, FullGroups: 1}, bs: 16,
+		maxModelLen: 1 << 20, maxNumSeqs: maxSeqs, maxBatchedTokens: budget,
+		prefixCaching: true, stepModel: fixedStep(testStep),
+		rng:  rand.New(rand.NewPCG(1, 2)),
+		pool: newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
+		itl: &latencyHistogram{}, waiting: &fcfsQueue{},
+	}
+	var done []*seq
+	e.finished = func(_ *engine, s *seq) { done = append(done, s) }
+	return e, &done
+}
+
+func newTestSeq(idx, prompt, think, answer int) *seq {
+	return &seq{
+		idx: idx, prompt: prompt, think: think, output: think + answer, numTokens: prompt,
+		firstScheduled: -1, firstToken: -1, firstAnswer: -1, lastToken: -1,
+	}
+}
+
+// step runs the engine's next event and checks the block pool's books.
+func step(t *testing.T, e *engine) {
+	t.Helper()
+	before := e.now
+	e.fire()
+	if e.now < before {
+		t.Fatalf("clock went back from %d to %d", before, e.now)
+	}
+	checkBlocks(t, e)
+}
+
+// checkBlocks asserts blocks used + free = total, and that the used blocks
+// are exactly those in running requests' tables plus referenced prefixes.
+func checkBlocks(t *testing.T, e *engine) {
+	t.Helper()
+	p := e.pool
+	if p.free < 0 || p.evictable < 0 || p.used() < 0 || p.used()+p.available() != p.total {
+		t.Fatalf("block books: total %d free %d evictable %d used %d", p.total, p.free, p.evictable, p.used())
+	}
+	held := 0
+	for _, s := range e.running {
+		held += s.blocks - s.shared
+	}
+	for _, pe := range e.prefixes {
+		if pe.group.ref > 0 {
+			held += pe.group.blocks
+		}
+	}
+	if held != p.used() {
+		t.Fatalf("running requests hold %d blocks, pool says %d used", held, p.used())
+	}
+	lru := 0
+	for g := p.lru.head; g != nil; g = g.next {
+		lru += g.blocks
+	}
+	if lru != p.evictable {
+		t.Fatalf("LRU holds %d blocks, evictable is %d", lru, p.evictable)
+	}
+}
+
+func TestPreemptsRunningTailUnderFCFS(t *testing.T) {
+	// 10 blocks; two requests of 64-token prompts take 4 blocks each, then
+	// grow one block per 16 tokens until the pool runs dry.
+	e, _ := testEngine(t, 10, 16, 1024)
+	a, b := newTestSeq(0, 64, 200, 0), newTestSeq(1, 64, 200, 0)
+	e.enqueue(a, 0)
+	e.enqueue(b, 0)
+	for e.preemptions == 0 {
+		step(t, e)
+		if e.now > 1e12 {
+			t.Fatal("no preemption")
+		}
+	}
+	if !a.running || b.running {
+		t.Fatalf("victim should be b, the last admitted: a.running=%v b.running=%v", a.running, b.running)
+	}
+	if b.computed != 0 || b.blocks != 0 || b.preemptions != 1 || b.lostTokens == 0 {
+		t.Fatalf("preempted request not reset: computed %d blocks %d preemptions %d lost %d", b.computed, b.blocks, b.preemptions, b.lostTokens)
+	}
+	if e.waiting.len() != 1 || e.waiting.peek() != b {
+		t.Fatal("preempted request should be at the front of waiting")
+	}
+	// No admission in the step that preempted, although blocks are free now.
+	if len(e.running) != 1 || e.pool.available() == 0 {
+		t.Fatalf("running %d, available %d", len(e.running), e.pool.available())
+	}
+}
+
+func TestPreemptedGoesToFrontOfWaiting(t *testing.T) {
+	e, _ := testEngine(t, 10, 16, 1024)
+	a, b := newTestSeq(0, 64, 200, 0), newTestSeq(1, 64, 200, 0)
+	e.enqueue(a, 0)
+	e.enqueue(b, 0)
+	step(t, e) // admits a and b
+	late := newTestSeq(2, 16, 10, 0)
+	for e.preemptions == 0 {
+		step(t, e)
+		if e.waiting.len() == 0 && late.arrival == 0 {
+			late.arrival = e.now
+			e.enqueue(late, e.now)
+		}
+	}
+	if e.waiting.peek() != b {
+		t.Fatalf("front of waiting should be the preempted b, got request %d", e.waiting.peek().idx)
+	}
+}
+
+func TestHeadOfLineBlocking(t *testing.T) {
+	e, _ := testEngine(t, 10, 16, 4096)
+	big := newTestSeq(0, 128, 50, 0) // 8 blocks
+	e.enqueue(big, 0)
+	step(t, e)
+	blocked := newTestSeq(1, 64, 5, 0) // needs 4 blocks: only 2 free
+	small := newTestSeq(2, 8, 5, 0)    // would fit in one block
+	e.enqueue(blocked, e.now)
+	e.enqueue(small, e.now)
+	step(t, e)
+	if blocked.running || small.running {
+		t.Fatalf("head-of-line: blocked.running=%v small.running=%v; the small request must wait behind the blocked one", blocked.running, small.running)
+	}
+}
+
+func TestChunkedPrefillSizes(t *testing.T) {
+	e, _ := testEngine(t, 100, 16, 8)
+	s := newTestSeq(0, 20, 3, 0)
+	e.enqueue(s, 0)
+	var chunks []int
+	for s.firstToken < 0 {
+		e.fire()
+		chunks = append(chunks, s.newTokens)
+	}
+	want := []int{8, 8, 4}
+	if len(chunks) < 3 || chunks[0] != want[0] || chunks[1] != want[1] || chunks[2] != want[2] {
+		t.Fatalf("chunks %v, want %v then the first token", chunks, want)
+	}
+	if s.firstToken != 3*testStep {
+		t.Fatalf("first token at %d ns, want after three steps", s.firstToken)
+	}
+}
+
+func TestRunningFirstWithinBudget(t *testing.T) {
+	// A decoding request takes its token before a newcomer's prefill chunk.
+	e, _ := testEngine(t, 100, 16, 8)
+	a := newTestSeq(0, 8, 50, 0)
+	e.enqueue(a, 0)
+	step(t, e)
+	step(t, e)
+	b := newTestSeq(1, 100, 5, 0)
+	e.enqueue(b, e.now)
+	step(t, e)
+	if a.newTokens != 1 || b.newTokens != 7 {
+		t.Fatalf("a scheduled %d (want 1 decode token), b %d (want the remaining budget 7)", a.newTokens, b.newTokens)
+	}
+}
+
+func TestMaxNumSeqsAtAdmission(t *testing.T) {
+	e, _ := testEngine(t, 100, 2, 4096)
+	for i := range 3 {
+		e.enqueue(newTestSeq(i, 16, 5, 0), 0)
+	}
+	step(t, e)
+	if len(e.running) != 2 || e.waiting.len() != 1 {
+		t.Fatalf("running %d waiting %d, want 2 and 1", len(e.running), e.waiting.len())
+	}
+}
+
+func TestFullSequenceMustFitBeforeAdmission(t *testing.T) {
+	// The whole prompt must fit although the first chunk alone would.
+	e, _ := testEngine(t, 4, 16, 16)
+	s := newTestSeq(0, 80, 5, 0) // 5 blocks > 4
+	e.enqueue(s, 0)
+	e.fire()
+	if s.running {
+		t.Fatal("admitted a request whose prompt cannot fit the cache")
+	}
+}
+
+func TestLookaheadSlotsReserved(t *testing.T) {
+	e, _ := testEngine(t, 100, 16, 1024)
+	e.specK, e.lookahead = 3, 3
+	var err error
+	if e.sampler, err = NewAcceptanceSampler([]float64{0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSeq(0, 30, 100, 0)
+	e.enqueue(s, 0)
+	step(t, e) // prefill, first token
+	step(t, e) // first decode with 3 drafts
+	if s.newTokens != 0 || s.drafts != 0 {
+		t.Fatal("step state not cleared")
+	}
+	// Scheduled 1+3 tokens from computed 30, plus 3 look-ahead slots.
+	if want := 30 + 4 + 3; s.slots != want {
+		t.Fatalf("slots %d, want %d (computed + 1 + K + lookahead)", s.slots, want)
+	}
+	if s.generated != 2 || s.computed != s.numTokens-1 {
+		t.Fatalf("all drafts rejected: generated %d computed %d numTokens %d", s.generated, s.computed, s.numTokens)
+	}
+}
+
+func TestPrefixCacheHit(t *testing.T) {
+	e, done := testEngine(t, 100, 16, 4096)
+	a := newTestSeq(0, 100, 0, 2)
+	a.prefixID, a.prefixTokens = "sys", 64
+	e.enqueue(a, 0)
+	for len(*done) == 0 {
+		step(t, e)
+	}
+	b := newTestSeq(1, 90, 0, 2)
+	b.prefixID, b.prefixTokens = "sys", 64
+	e.enqueue(b, e.now)
+	step(t, e)
+	if b.newTokens != 0 && b.computed != 90 {
+		t.Fatalf("b computed %d", b.computed)
+	}
+	// b computed its 26 non-prefix tokens in one chunk after a 4-block hit.
+	if b.firstToken != e.now {
+		t.Fatalf("b should get its first token in its first step")
+	}
+	if b.shared != 4 {
+		t.Fatalf("b shares %d prefix blocks, want 4", b.shared)
+	}
+}
+
+func TestResumeHitsOwnBlocks(t *testing.T) {
+	e, _ := testEngine(t, 10, 16, 1024)
+	a, b := newTestSeq(0, 64, 200, 0), newTestSeq(1, 64, 200, 0)
+	e.enqueue(a, 0)
+	e.enqueue(b, 0)
+	for e.preemptions == 0 {
+		step(t, e)
+	}
+	if b.own == nil || b.own.blocks == 0 {
+		t.Fatal("preempted request left no cached blocks")
+	}
+	lost := b.lostTokens
+	for !b.running {
+		step(t, e)
+	}
+	if b.recomputed >= lost {
+		t.Fatalf("recomputed %d of %d lost tokens: the resume should hit what was not evicted", b.recomputed, lost)
+	}
+}

@@ -1,0 +1,171 @@
+package sim
+
+// This file is vLLM's KVCacheManager for one request at a time
+// (vllm/v1/core/kv_cache_manager.py allocate_slots, get_computed_blocks,
+// free), on top of the counting blockPool.
+
+// prefixHit is the outcome of a prefix-cache lookup, computed without side
+// effects so that a failed admission changes nothing.
+type prefixHit struct {
+	blocks    int // hit blocks in total
+	shared    int // of which from the shared prefix group
+	fromOwn   int // of which from the request's own blocks left by a preemption
+	evictable int // hit blocks currently free (parked), which touching takes out of the free count
+}
+
+// lookup finds the longest cached chain of full blocks for a request that
+// has nothing computed (get_computed_blocks). The chain starts with the
+// shared prefix and continues with the request's own blocks from before a
+// preemption. vLLM recomputes at least the last token to get logits, so at
+// most num_tokens-1 tokens hit.
+func (e *engine) lookup(s *seq) prefixHit {
+	var h prefixHit
+	if !e.prefixCaching {
+		return h
+	}
+	limit := (s.numTokens - 1) / e.bs
+	prefixBlocks := 0
+	if s.prefix != nil {
+		g := s.prefix.group
+		prefixBlocks = min(g.blocks, s.prefixBlocks(e.bs), limit)
+		h.shared = prefixBlocks
+		if g.inLRU {
+			// Touching the group takes all its blocks out of the free queue.
+			h.evictable += g.blocks
+		}
+	}
+	h.blocks = prefixBlocks
+	if s.own != nil && s.own.blocks > 0 && s.ownStart <= prefixBlocks {
+		end := min(s.ownStart+s.own.blocks, limit)
+		if end > prefixBlocks {
+			h.fromOwn = end - prefixBlocks
+			h.blocks = end
+			h.evictable += s.own.blocks
+		}
+	}
+	if e.dropEagleBlock && h.blocks > 0 {
+		// EAGLE-family drafters need the last hit block's hidden states
+		// recomputed (single_type_kv_cache_manager.py drop_eagle_block).
+		if h.fromOwn > 0 {
+			h.fromOwn--
+		} else {
+			h.shared--
+		}
+		h.blocks--
+	}
+	return h
+}
+
+// admit allocates a waiting request's first chunk of n new tokens after a
+// hit, as allocate_slots does with full_sequence_must_fit: the whole
+// current sequence must fit before the first chunk is admitted
+// (scheduler_reserve_full_isl, vllm/config/scheduler.py).
+func (e *engine) admit(s *seq, h prefixHit, n int) bool {
+	avail := e.pool.available()
+	full := e.layout.BlocksFor(min(s.numTokens, e.maxModelLen))
+	if full-h.blocks+h.evictable > avail {
+		return false
+	}
+	slots := min(h.blocks*e.bs+n+e.lookahead, e.maxModelLen)
+	need := e.layout.BlocksFor(slots) - h.blocks
+	if need+h.evictable > avail {
+		return false
+	}
+	e.commitHit(s, h)
+	e.pool.take(need)
+	s.blocks = h.blocks + need
+	s.slots = slots
+	s.computed = h.blocks * e.bs
+	return true
+}
+
+// commitHit takes the hit blocks: a reference on the prefix group, and the
+// request's own parked blocks back into its block table.
+func (e *engine) commitHit(s *seq, h prefixHit) {
+	if s.prefix != nil && e.prefixCaching {
+		g := s.prefix.group
+		e.pool.touch(g)
+		g.ref++
+		s.shared = h.shared
+		s.holdsPrefix = true
+	}
+	if own := s.own; own != nil {
+		s.own = nil
+		e.pool.touch(own)
+		// Own blocks beyond the hit are not in the block table: give them
+		// back as plain free blocks.
+		e.pool.release(own.blocks - h.fromOwn)
+		e.pool.recycle(own)
+	}
+	if s.lostTokens > 0 {
+		s.recomputed += max(0, s.lostTokens-h.blocks*e.bs)
+		s.lostTokens = 0
+	}
+}
+
+// grow allocates slots for n more tokens of a running request (plus the
+// speculative look-ahead) and reports whether the pool had the blocks.
+func (e *engine) grow(s *seq, n int) bool {
+	slots := min(s.computed+n+e.lookahead, e.maxModelLen)
+	if slots <= s.slots {
+		return true
+	}
+	need := e.layout.BlocksFor(slots) - s.blocks
+	if need > 0 {
+		if need > e.pool.available() {
+			return false
+		}
+		e.pool.take(need)
+		s.blocks += need
+	}
+	s.slots = slots
+	return true
+}
+
+// shareComputedPrefix hands the prefix blocks a request has just computed to
+// its prefix group, so that later requests hit them (vLLM caches a block as
+// soon as it is full).
+func (e *engine) shareComputedPrefix(s *seq) {
+	g := s.prefix.group
+	if s.shared != g.blocks {
+		return // another request's copy is the cached one
+	}
+	k := min(s.computed/e.bs, s.prefixBlocks(e.bs)) - s.shared
+	if k > 0 {
+		g.blocks += k
+		s.shared += k
+	}
+}
+
+// release frees a request's blocks, tail first (kv_cache_manager.free):
+// blocks that are not full go to the front of the free queue, its own full
+// blocks to the LRU tail (kept for its resume if it was preempted), and then
+// the prefix group when its last user leaves.
+func (e *engine) release(s *seq, preempted bool) {
+	private := s.blocks - s.shared
+	if !e.prefixCaching {
+		e.pool.release(private)
+	} else {
+		full := max(0, min(s.computed, s.numTokens)/e.bs-s.shared)
+		full = min(full, private)
+		e.pool.release(private - full)
+		if preempted && full > 0 {
+			g := e.pool.newGroup()
+			g.blocks = full
+			e.pool.park(g)
+			s.own = g
+			s.ownStart = s.shared
+		} else {
+			e.pool.parkDead(full)
+		}
+		if s.holdsPrefix {
+			g := s.prefix.group
+			g.ref--
+			if g.ref == 0 {
+				e.pool.park(g)
+			}
+			s.holdsPrefix = false
+		}
+	}
+	s.blocks, s.shared, s.slots = 0, 0, 0
+}

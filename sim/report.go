@@ -1,0 +1,92 @@
+package sim
+
+import "github.com/thinkcap/thinkcap/workload"
+
+// Report is what a simulation run produced: per-request results plus what
+// the servers' /metrics would have shown.
+type Report struct {
+	Config   Config // resolved: vLLM's defaults filled in
+	Capacity Capacity
+	Results  []workload.Result // in input order
+	// DurationS is from time 0 (the start of the log) to the last event.
+	DurationS   float64
+	Preemptions int64
+	Steps       int64
+	// KV usage as vllm:kv_cache_usage_perc: time-weighted mean over replicas
+	// and the peak of any replica.
+	KVUsageMean, KVUsagePeak float64
+	// Running and waiting requests summed over replicas: time-weighted mean,
+	// and the peak (exact for one replica; for several, the largest sum seen
+	// at a timeline sample or any one replica's peak, whichever is larger).
+	RunningMean, WaitingMean float64
+	RunningPeak, WaitingPeak int
+	// ITL is the inter-token latency in seconds over every output after a
+	// request's first (one observation per engine step, as vLLM's
+	// vllm:inter_token_latency_seconds histogram).
+	ITL Quantiles
+	// Timeline is empty unless Options.Timeline was set.
+	Timeline []TimelineSample
+}
+
+// Quantiles is a four-number summary in seconds.
+type Quantiles struct {
+	Mean, P50, P90, P99 float64
+}
+
+func (c *cluster) report() *Report {
+	r := &Report{
+		Config:    *c.cfg,
+		Capacity:  c.capacity,
+		Results:   c.results,
+		DurationS: nsToSeconds(c.end),
+	}
+	itl := &latencyHistogram{}
+	var tls []*timeline
+	for _, e := range c.engines {
+		r.Preemptions += e.preemptions
+		r.Steps += e.steps
+		itl.merge(e.itl)
+		st := &e.stats
+		total := float64(max(e.pool.total, 1))
+		r.KVUsageMean += st.mean(st.usedNs) / total / float64(len(c.engines))
+		r.KVUsagePeak = max(r.KVUsagePeak, float64(st.peakUsed)/total)
+		r.RunningMean += st.mean(st.runningNs)
+		r.WaitingMean += st.mean(st.waitingNs)
+		r.RunningPeak = max(r.RunningPeak, st.peakRunning)
+		r.WaitingPeak = max(r.WaitingPeak, st.peakWaiting)
+		if e.timeline != nil {
+			tls = append(tls, e.timeline)
+		}
+	}
+	if len(tls) > 0 {
+		r.Timeline = mergeTimelines(tls)
+		if len(c.engines) > 1 {
+			r.RunningPeak, r.WaitingPeak = max(r.RunningPeak, peakSum(r.Timeline, true)), max(r.WaitingPeak, peakSum(r.Timeline, false))
+		}
+	}
+	r.ITL = Quantiles{
+		Mean: itl.mean() / 1e9,
+		P50:  itl.quantile(0.50) / 1e9,
+		P90:  itl.quantile(0.90) / 1e9,
+		P99:  itl.quantile(0.99) / 1e9,
+	}
+	return r
+}
+
+// peakSum is the largest cluster-wide running (or waiting) count at any
+// timeline instant.
+func peakSum(ts []TimelineSample, running bool) int {
+	peak, sum := 0, 0
+	for i, s := range ts {
+		if i > 0 && s.TimeS != ts[i-1].TimeS {
+			sum = 0
+		}
+		if running {
+			sum += s.Running
+		} else {
+			sum += s.Waiting
+		}
+		peak = max(peak, sum)
+	}
+	return peak
+}
