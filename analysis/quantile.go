@@ -15,8 +15,8 @@ import (
 //
 // gonum's stat.Quantile is not used: its LinInterp kind is Hyndman–Fan
 // type 4 (rank n·p, [1 2 3 4] at p=0.9 gives 3.6) and its Empirical kind
-// does not interpolate, so neither agrees with numpy, pandas or Prometheus
-// users' spreadsheets, and it panics on empty input.
+// does not interpolate, so neither agrees with numpy or pandas, which users
+// check our numbers against; it also panics on empty input.
 //
 // p outside [0, 1] is clamped. An empty slice or a NaN p gives NaN. Quantile
 // does not check that sorted is sorted.

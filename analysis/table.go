@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,6 +24,9 @@ const reportWidth = 100
 // percent. It is meant for a terminal and for eyes; scripts read the JSON.
 // Only write errors are returned.
 func WriteTable(w io.Writer, s *Summary) error {
+	if s == nil {
+		return errors.New("write summary table: nil summary")
+	}
 	ew := &errWriter{w: w}
 	title := "thinkcap summary"
 	if s.Kind != "" {
@@ -216,8 +220,9 @@ func maxWidth(pairs []pair, field func(pair) string) int {
 	return w
 }
 
-// width is the number of terminal columns s takes. Every character the
-// report prints is one column wide, so counting runes suffices.
+// width is the number of terminal columns s takes. Counting runes is exact
+// for the box-drawing borders and for ASCII labels, model ids and GPU names;
+// a wide (CJK) character would only make a line a column longer.
 func width(s string) int { return utf8.RuneCountInString(s) }
 
 // breakLines splits s into lines of at most n columns, for a multi-line
@@ -288,6 +293,7 @@ type errWriter struct {
 	err error
 }
 
+// Write writes p unless an earlier write failed.
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err

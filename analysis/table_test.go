@@ -161,6 +161,9 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteTableWriteError(t *testing.T) {
+	if err := WriteTable(&bytes.Buffer{}, nil); err == nil {
+		t.Error("WriteTable(nil summary) returned no error")
+	}
 	for _, n := range []int{0, 10, 500, 2000} {
 		err := WriteTable(&failingWriter{n: n}, sampleSummary())
 		if !errors.Is(err, errDiskFull) {

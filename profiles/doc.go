@@ -9,6 +9,7 @@
 //     TrafficProfile) that commands call with a flag's value.
 //   - load.go: LoadPath and LoadYAML, for --profiles files and directories.
 //   - validate.go: what a valid profile is; every loader runs it.
+//   - errors.go: FileError, how a bad file is reported (path:line: problem).
 //   - step.go: merging a --step-model override over a GPU's coefficients.
 //
 // The numbers in data/ come from vendor datasheets and the models'

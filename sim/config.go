@@ -21,8 +21,8 @@ type Config struct {
 	BlockSize            int     // --block-size, default the attention backend's
 	// EnablePrefixCaching is vLLM's default (on) unless DisablePrefixCaching.
 	DisablePrefixCaching bool
-	NumGPUBlocksOverride int   // --num-gpu-blocks-override: always wins
-	KVCacheMemoryBytes   int64 // --kv-cache-memory-bytes: skips memory profiling
+	NumGPUBlocksOverride int    // --num-gpu-blocks-override: always wins
+	KVCacheMemoryBytes   int64  // --kv-cache-memory-bytes: skips memory profiling
 	SchedulingPolicy     string // --scheduling-policy: fcfs (default) or priority
 	// LongPrefillTokenThreshold caps one request's prefill chunk (0: off).
 	LongPrefillTokenThreshold int

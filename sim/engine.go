@@ -39,10 +39,11 @@ type engine struct {
 
 	// The step in flight.
 	now       int64
+	stepStart int64
 	inFlight  bool
 	stepEnd   int64
-	scheduled []*seq
 	batch     Batch
+	done      []*seq // requests finished by the step just completed
 
 	preemptions int64
 	steps       int64
@@ -117,6 +118,7 @@ func (e *engine) fire() {
 	}
 	dt := e.stepModel.StepTime(&e.batch)
 	e.steps++
+	e.stepStart = e.now
 	e.inFlight = true
 	e.stepEnd = e.now + dt
 	e.observe(e.now, e.stepEnd)
@@ -129,15 +131,23 @@ func (e *engine) fire() {
 // back; finished requests leave the running list in order.
 func (e *engine) complete() {
 	t := e.now
-	done := 0
-	for _, s := range e.scheduled {
+	// Requests that also produced a token in the previous step share one
+	// inter-token latency: count them, add once.
+	sameITL := int64(0)
+	kept := e.running[:0]
+	for _, s := range e.running {
+		if s.newTokens == 0 {
+			kept = append(kept, s)
+			continue
+		}
 		s.computed += s.newTokens
+		s.newTokens = 0
 		if s.holdsPrefix && s.shared < s.prefixBlocks(e.bs) {
 			e.shareComputedPrefix(s)
 		}
 		if s.computed < s.numTokens {
-			s.newTokens, s.drafts = 0, 0
-			continue // a prefill chunk that did not reach the end
+			kept = append(kept, s) // a prefill chunk that did not reach the end
+			continue
 		}
 		out := 1
 		if s.drafts > 0 {
@@ -147,41 +157,39 @@ func (e *engine) complete() {
 			}
 			out += a
 			s.computed -= s.drafts - a
+			s.drafts = 0
 		}
 		out = min(out, s.output-s.generated)
 		s.generated += out
 		s.numTokens += out
-		s.newTokens, s.drafts = 0, 0
-		if s.firstToken < 0 {
+		switch {
+		case s.firstToken < 0:
 			s.firstToken = t
-		} else {
+		case s.lastToken == e.stepStart:
+			sameITL++
+		default:
 			e.itl.add(t - s.lastToken)
 		}
 		s.lastToken = t
 		if s.firstAnswer < 0 && s.generated > s.think {
 			s.firstAnswer = t
 		}
-		if s.generated >= s.output {
-			s.running = false
-			e.release(s, false)
-			done++
+		if s.generated < s.output {
+			kept = append(kept, s)
+			continue
 		}
+		s.running = false
+		e.release(s, false)
+		e.done = append(e.done, s)
 	}
-	if done > 0 {
-		kept := e.running[:0]
-		for _, s := range e.running {
-			if s.running {
-				kept = append(kept, s)
-			}
-		}
-		clear(e.running[len(kept):])
-		e.running = kept
-		for _, s := range e.scheduled {
-			if !s.running && s.generated >= s.output {
-				e.finished(e, s)
-			}
-		}
+	clear(e.running[len(kept):])
+	e.running = kept
+	e.itl.addN(t-e.stepStart, sameITL)
+	for i, s := range e.done {
+		e.finished(e, s)
+		e.done[i] = nil
 	}
+	e.done = e.done[:0]
 }
 
 // observe accounts the engine's state over [from, to): time-weighted means,

@@ -200,17 +200,19 @@ func TestLookaheadSlotsReserved(t *testing.T) {
 	if e.sampler, err = NewAcceptanceSampler([]float64{0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
-	s := newTestSeq(0, 30, 100, 0)
+	s := newTestSeq(0, 42, 100, 0)
 	e.enqueue(s, 0)
-	step(t, e) // prefill, first token
-	step(t, e) // first decode with 3 drafts
-	if s.newTokens != 0 || s.drafts != 0 {
-		t.Fatal("step state not cleared")
+	step(t, e) // prefill
+	step(t, e) // first token; the first decode with 3 drafts is in flight
+	if s.newTokens != 4 || s.drafts != 3 {
+		t.Fatalf("scheduled %d tokens with %d drafts, want 1+3", s.newTokens, s.drafts)
 	}
-	// Scheduled 1+3 tokens from computed 30, plus 3 look-ahead slots.
-	if want := 30 + 4 + 3; s.slots != want {
-		t.Fatalf("slots %d, want %d (computed + 1 + K + lookahead)", s.slots, want)
+	// Scheduled 1+3 tokens from computed 42, plus 3 look-ahead slots: 49
+	// slots take a fourth block, which 46 would not.
+	if want := 42 + 4 + 3; s.slots != want || s.blocks != 4 {
+		t.Fatalf("slots %d blocks %d, want %d slots in 4 blocks (computed + 1 + K + lookahead)", s.slots, s.blocks, want)
 	}
+	step(t, e)
 	if s.generated != 2 || s.computed != s.numTokens-1 {
 		t.Fatalf("all drafts rejected: generated %d computed %d numTokens %d", s.generated, s.computed, s.numTokens)
 	}
@@ -228,34 +230,62 @@ func TestPrefixCacheHit(t *testing.T) {
 	b.prefixID, b.prefixTokens = "sys", 64
 	e.enqueue(b, e.now)
 	step(t, e)
-	if b.newTokens != 0 && b.computed != 90 {
-		t.Fatalf("b computed %d", b.computed)
+	// A 4-block hit: b computes only its 26 other tokens, in one chunk.
+	if b.computed != 64 || b.newTokens != 26 || b.shared != 4 {
+		t.Fatalf("b computed %d scheduled %d shared %d, want 64, 26, 4", b.computed, b.newTokens, b.shared)
 	}
-	// b computed its 26 non-prefix tokens in one chunk after a 4-block hit.
+	step(t, e)
 	if b.firstToken != e.now {
-		t.Fatalf("b should get its first token in its first step")
-	}
-	if b.shared != 4 {
-		t.Fatalf("b shares %d prefix blocks, want 4", b.shared)
+		t.Fatal("b should get its first token after one step")
 	}
 }
 
 func TestResumeHitsOwnBlocks(t *testing.T) {
-	e, _ := testEngine(t, 10, 16, 1024)
-	a, b := newTestSeq(0, 64, 200, 0), newTestSeq(1, 64, 200, 0)
+	// a grows into b's room and preempts it; b waits until a finishes, then
+	// resumes with a hit on the full blocks it left behind.
+	e, _ := testEngine(t, 11, 16, 1024)
+	a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
 	e.enqueue(a, 0)
 	e.enqueue(b, 0)
 	for e.preemptions == 0 {
 		step(t, e)
 	}
-	if b.own == nil || b.own.blocks == 0 {
-		t.Fatal("preempted request left no cached blocks")
+	if b.own == nil || b.own.blocks != 3 {
+		t.Fatalf("b should have left its 3 full blocks cached, got %+v", b.own)
 	}
 	lost := b.lostTokens
 	for !b.running {
 		step(t, e)
 	}
-	if b.recomputed >= lost {
-		t.Fatalf("recomputed %d of %d lost tokens: the resume should hit what was not evicted", b.recomputed, lost)
+	if want := lost - 48; b.recomputed != want {
+		t.Fatalf("recomputed %d of %d lost tokens, want %d (3 blocks hit)", b.recomputed, lost, want)
+	}
+}
+
+func TestEvictedOwnBlocksAreRecomputed(t *testing.T) {
+	// As above, but a third request takes the room before b resumes, so b's
+	// cached blocks are evicted (least recently used first) and b
+	// recomputes everything.
+	e, _ := testEngine(t, 11, 16, 1024)
+	a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
+	e.enqueue(a, 0)
+	e.enqueue(b, 0)
+	for e.preemptions == 0 {
+		step(t, e)
+	}
+	lost := b.lostTokens
+	// Another user takes every free block, the LRU ones included, and gives
+	// them back unhashed.
+	n := e.pool.available()
+	e.pool.take(n)
+	e.pool.release(n)
+	if b.own.blocks != 0 {
+		t.Fatalf("own blocks survived eviction: %d", b.own.blocks)
+	}
+	for !b.running {
+		step(t, e)
+	}
+	if b.recomputed != lost {
+		t.Fatalf("recomputed %d, want all %d lost tokens", b.recomputed, lost)
 	}
 }

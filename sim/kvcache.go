@@ -74,7 +74,7 @@ func (e *engine) admit(s *seq, h prefixHit, n int) bool {
 	e.commitHit(s, h)
 	e.pool.take(need)
 	s.blocks = h.blocks + need
-	s.slots = slots
+	s.setSlots(slots, e.bs)
 	s.computed = h.blocks * e.bs
 	return true
 }
@@ -107,7 +107,10 @@ func (e *engine) commitHit(s *seq, h prefixHit) {
 // speculative look-ahead) and reports whether the pool had the blocks.
 func (e *engine) grow(s *seq, n int) bool {
 	slots := min(s.computed+n+e.lookahead, e.maxModelLen)
-	if slots <= s.slots {
+	if slots <= s.slotLimit {
+		// The hot path: the last block has room (blocks change only at
+		// block boundaries, in every group alike).
+		s.slots = max(s.slots, slots)
 		return true
 	}
 	need := e.layout.BlocksFor(slots) - s.blocks
@@ -118,7 +121,7 @@ func (e *engine) grow(s *seq, n int) bool {
 		e.pool.take(need)
 		s.blocks += need
 	}
-	s.slots = slots
+	s.setSlots(slots, e.bs)
 	return true
 }
 
@@ -167,5 +170,5 @@ func (e *engine) release(s *seq, preempted bool) {
 			s.holdsPrefix = false
 		}
 	}
-	s.blocks, s.shared, s.slots = 0, 0, 0
+	s.blocks, s.shared, s.slots, s.slotLimit = 0, 0, 0, 0
 }

@@ -8,7 +8,6 @@ package sim
 // and reports whether anything was scheduled.
 func (e *engine) schedule() bool {
 	e.batch = Batch{}
-	e.scheduled = e.scheduled[:0]
 	tokenBudget := e.maxBatchedTokens
 	inputBudget := e.maxBatchedTokens
 	preempted := false
@@ -17,8 +16,9 @@ func (e *engine) schedule() bool {
 	for i := 0; i < len(e.running) && tokenBudget > 0; i++ {
 		s := e.running[i]
 		n := s.numTokens - s.computed
+		decode := n == 1 && s.generated > 0 // s.decoding(), inlined for the hot loop
 		drafts := 0
-		if e.specK > 0 && s.decoding() {
+		if e.specK > 0 && decode {
 			drafts = min(e.specK, s.output-s.generated-1)
 			n += drafts
 		}
@@ -31,29 +31,34 @@ func (e *engine) schedule() bool {
 		}
 		drafts = min(drafts, n-1)
 		scheduled := true
-		for !e.grow(s, n) {
-			victim, at := e.pickVictim()
-			if at < i {
-				// PRIORITY can preempt a request already scheduled this step:
-				// its tokens and budget go back (scheduler.py L650-670).
-				if victim.newTokens > 0 {
-					tokenBudget += victim.newTokens
-					inputBudget += victim.newTokens + e.draftSlots
-					e.unschedule(victim)
+		if slots := s.computed + n + e.lookahead; slots <= s.slotLimit {
+			// The hot path: the last block has room.
+		} else {
+			for !e.grow(s, n) {
+				victim, at := e.pickVictim()
+				if at < i {
+					// PRIORITY can preempt a request already scheduled this step:
+					// its tokens and budget go back (scheduler.py L650-670).
+					if victim.newTokens > 0 {
+						tokenBudget += victim.newTokens
+						inputBudget += victim.newTokens + e.draftSlots
+						e.unschedule(victim)
+					}
+					i--
 				}
-				i--
-			}
-			e.preempt(victim, at)
-			preempted = true
-			if victim == s {
-				scheduled = false
-				break
+				e.preempt(victim, at)
+				preempted = true
+				if victim == s {
+					scheduled = false
+					break
+				}
 			}
 		}
 		if !scheduled {
 			break
 		}
-		e.add(s, n, drafts)
+		s.newTokens, s.drafts = n, drafts
+		e.batch.add(s.computed, n, drafts, decode)
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
@@ -83,25 +88,18 @@ func (e *engine) schedule() bool {
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
-	return len(e.scheduled) > 0
+	return e.batch.NumReqs > 0
 }
 
 // add schedules n tokens of s this step and adds them to the batch the step
-// model prices.
+// model prices. Scheduled requests are the running ones with newTokens > 0.
 func (e *engine) add(s *seq, n, drafts int) {
 	s.newTokens, s.drafts = n, drafts
-	e.scheduled = append(e.scheduled, s)
 	e.batch.add(s.computed, n, drafts, s.decoding())
 }
 
 // unschedule takes back a request scheduled earlier in this step.
 func (e *engine) unschedule(s *seq) {
-	for j, x := range e.scheduled {
-		if x == s {
-			e.scheduled = append(e.scheduled[:j], e.scheduled[j+1:]...)
-			break
-		}
-	}
 	e.batch.remove(s.computed, s.newTokens, s.drafts, s.decoding())
 	s.newTokens, s.drafts = 0, 0
 }

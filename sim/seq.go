@@ -5,42 +5,40 @@ package sim
 // names: numTokens is prompt plus generated tokens, computed is
 // num_computed_tokens (tokens whose KV is in the cache).
 type seq struct {
-	idx      int   // index of the request (and its result)
-	arrival  int64 // ns
-	priority int
-	prompt   int
-	think    int
-	output   int // think + answer: the tokens to generate
+	// Hot fields first: the step loop reads and writes these for every
+	// running request every step, so they share the first cache lines.
+	numTokens   int // prompt + generated
+	computed    int // num_computed_tokens
+	generated   int
+	output      int // think + answer: the tokens to generate
+	think       int
+	newTokens   int // tokens scheduled this step, drafts included
+	drafts      int // draft tokens scheduled this step
+	slotLimit   int // token slots the blocks held can cover: slots rounded up to a block
+	lastToken   int64
+	firstToken  int64
+	firstAnswer int64
+	running     bool
+	holdsPrefix bool // holds a reference on prefix.group
+	rejected    bool // could never be scheduled
+	shared      int  // blocks of the table that belong to the prefix group
 
-	numTokens int // prompt + generated
-	computed  int // num_computed_tokens
-	generated int
-
-	// KV blocks. slots is how many token slots the block table covers;
-	// shared of its blocks belong to the prefix group (held by reference).
+	// KV blocks. slots is how many token slots the block table covers.
 	slots  int
 	blocks int
-	shared int
 	prefix *prefixEntry // nil without a prefix or with prefix caching off
 	own    *cacheGroup  // full blocks left behind by a preemption, hit on resume
 	// ownStart is the block index where own's blocks start in the table.
-	ownStart     int
-	holdsPrefix  bool // holds a reference on prefix.group
-	prefixID     string
-	prefixTokens int
-	replica      int
-	rejected     bool // could never be scheduled
+	ownStart int
 
-	// Scheduling state of the current step.
-	newTokens int // tokens scheduled this step, drafts included
-	drafts    int // draft tokens scheduled this step
-	running   bool
-
-	// Timestamps in ns; -1 until they happen.
+	idx            int   // index of the request (and its result)
+	arrival        int64 // ns
 	firstScheduled int64
-	firstToken     int64
-	firstAnswer    int64
-	lastToken      int64
+	priority       int
+	prompt         int
+	prefixID       string
+	prefixTokens   int
+	replica        int
 
 	preemptions int
 	// lostTokens is computed at the last preemption: what must be recomputed.
@@ -56,6 +54,12 @@ func (s *seq) prefixBlocks(bs int) int { return min(s.prefixTokens, s.prompt-1) 
 // prefixEntry is the cache state of one shared prompt prefix (prefix_id).
 type prefixEntry struct {
 	group *cacheGroup
+}
+
+// setSlots records that the block table covers slots tokens.
+func (s *seq) setSlots(slots, bs int) {
+	s.slots = slots
+	s.slotLimit = (slots + bs - 1) / bs * bs
 }
 
 // decoding reports whether the request has computed its whole prompt and

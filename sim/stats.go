@@ -62,10 +62,16 @@ func bucketValue(i int) float64 {
 	return lo + float64(int64(1)<<uint(exp))/2
 }
 
-func (h *latencyHistogram) add(v int64) {
-	h.counts[bucketOf(v)]++
-	h.n++
-	h.sum += float64(v)
+func (h *latencyHistogram) add(v int64) { h.addN(v, 1) }
+
+// addN adds n observations of v.
+func (h *latencyHistogram) addN(v, n int64) {
+	if n == 0 {
+		return
+	}
+	h.counts[bucketOf(v)] += n
+	h.n += n
+	h.sum += float64(v) * float64(n)
 }
 
 func (h *latencyHistogram) merge(o *latencyHistogram) {

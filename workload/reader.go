@@ -31,9 +31,10 @@ type ReadStats struct {
 	Gzip   bool   // the input was gzip-compressed
 	// Records is the number of request records read.
 	Records int
-	// OutOfOrder counts records that arrived before an earlier line's record;
-	// the requests returned are stably sorted by arrival regardless.
-	OutOfOrder int
+	// Reordered counts records that were out of arrival order: each arrived
+	// before a record on an earlier line. The requests returned are stably
+	// sorted by arrival regardless.
+	Reordered int
 	// Timestamps is true when arrivals came from the timestamp field, made
 	// relative to the earliest one.
 	Timestamps bool
@@ -111,7 +112,7 @@ func ReadWithStats(r io.Reader, name, format string) ([]Request, ReadStats, erro
 		return nil, st, err
 	}
 	st.Records = len(reqs)
-	st.OutOfOrder = sortByArrival(reqs)
+	st.Reordered = sortByArrival(reqs)
 	return reqs, st, nil
 }
 
@@ -242,16 +243,16 @@ func (s *recordSink) requests() ([]Request, error) {
 // sortByArrival stably sorts reqs by arrival and returns how many records
 // arrived before a record on an earlier line.
 func sortByArrival(reqs []Request) int {
-	outOfOrder := 0
+	reordered := 0
 	latest := 0.0
 	for i := range reqs {
 		if reqs[i].ArrivalS < latest {
-			outOfOrder++
+			reordered++
 		}
 		latest = max(latest, reqs[i].ArrivalS)
 	}
-	if outOfOrder > 0 {
+	if reordered > 0 {
 		slices.SortStableFunc(reqs, func(a, b Request) int { return cmp.Compare(a.ArrivalS, b.ArrivalS) })
 	}
-	return outOfOrder
+	return reordered
 }

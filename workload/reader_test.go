@@ -60,7 +60,7 @@ func TestReadFileSamples(t *testing.T) {
 			if !reflect.DeepEqual(reqs, want) {
 				t.Errorf("requests:\n got %+v\nwant %+v", reqs, want)
 			}
-			wantSt := ReadStats{Format: tt.format, Gzip: tt.gzip, Records: 4, OutOfOrder: 1, Timestamps: tt.timestamps}
+			wantSt := ReadStats{Format: tt.format, Gzip: tt.gzip, Records: 4, Reordered: 1, Timestamps: tt.timestamps}
 			if st != wantSt {
 				t.Errorf("stats: got %+v, want %+v", st, wantSt)
 			}
@@ -178,8 +178,8 @@ func TestReadSortIsStable(t *testing.T) {
 	if got, want := strings.Join(ids, ""), "cabdx"; got != want {
 		t.Errorf("order %q, want %q", got, want)
 	}
-	if st.OutOfOrder != 4 {
-		t.Errorf("out of order %d, want 4", st.OutOfOrder)
+	if st.Reordered != 4 {
+		t.Errorf("out of order %d, want 4", st.Reordered)
 	}
 }
 

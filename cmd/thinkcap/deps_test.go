@@ -1,0 +1,76 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/thinkcap/thinkcap/"
+
+// allowedImports is DESIGN.md's dependency rule: which project packages each
+// package may import (cmd may import everything; nothing imports cmd).
+var allowedImports = map[string][]string{
+	"profiles": {},
+	"workload": {"profiles"},
+	"analysis": {"workload"},
+	"sim":      {"workload", "profiles"},
+}
+
+// forbiddenStd keeps I/O-heavy standard packages out of the simulator.
+var forbiddenStd = map[string][]string{
+	"sim": {"net/http", "net"},
+}
+
+func TestDependencyRule(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for pkg, allowed := range allowedImports {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("package %s: no files (%v)", pkg, err)
+		}
+		for _, file := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				for _, bad := range forbiddenStd[pkg] {
+					if path == bad {
+						t.Errorf("%s imports %s", file, path)
+					}
+				}
+				if !strings.HasPrefix(path, module) {
+					continue
+				}
+				dep := strings.TrimPrefix(path, module)
+				if dep == pkg {
+					continue
+				}
+				ok := false
+				for _, a := range allowed {
+					ok = ok || dep == a || strings.HasPrefix(dep, a+"/")
+				}
+				if !ok {
+					t.Errorf("%s: %s may not import %s (DESIGN.md dependency rule)", file, pkg, dep)
+				}
+			}
+		}
+	}
+	// No util/common/types packages.
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case "util", "utils", "common", "types":
+			t.Errorf("package %s is not allowed (DESIGN.md)", e.Name())
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// benchRate keeps one H100 replica of Qwen3-14B busy but stable on the
+// benchmark's reasoning workload (see the README's benchmark section).
+const benchRate = 0.7
+
+// reasoningWorkload is the benchmark workload: prompt lognormal with
+// a mean about 900, think lognormal with median 1,500 and a tail to 30,000,
+// answer lognormal with median 300.
+func reasoningWorkload(tb testing.TB, n int, rate float64) []workload.Request {
+	tb.Helper()
+	must := func(spec string) workload.Dist {
+		d, err := workload.ParseDist(spec)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return d
+	}
+	syn := workload.Synthetic{
+		Requests: n, RatePerS: rate, Arrival: "poisson", Seed: 42,
+		Classes: []workload.Class{{
+			Name: "reasoning", Share: 1,
+			Prompt: must("lognormal:mean=900,sigma=0.8,max=16000"),
+			Think:  must("lognormal:p50=1500,p99=15000,max=30000"),
+			Answer: must("lognormal:p50=300,sigma=0.6,max=4000"),
+		}},
+	}
+	reqs, err := syn.Generate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reqs
+}
+
+func benchConfig(tb testing.TB) Config {
+	tb.Helper()
+	cat, err := profiles.Embedded()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	model, err := cat.Model("qwen3-14b")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	gpu, err := cat.GPU("h100-sxm")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Config{Model: model, GPU: gpu}
+}
+
+// BenchmarkSimulate100k is the speed and memory target: 100,000 reasoning
+// requests on one H100 with Qwen3-14B in at most 10 s and 1 GB.
+func BenchmarkSimulate100k(b *testing.B) {
+	reqs := reasoningWorkload(b, 100_000, benchRate)
+	cfg := benchConfig(b)
+	b.ReportAllocs()
+	var rep *Report
+	for b.Loop() {
+		var err error
+		rep, err = Run(cfg, reqs, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var out int64
+	for _, r := range rep.Results {
+		out += int64(r.OutputTokens())
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(out), "output-tokens")
+	b.ReportMetric(float64(rep.Steps), "steps")
+	b.ReportMetric(float64(rep.Preemptions), "preemptions")
+	b.ReportMetric(rep.DurationS, "simulated-s")
+	b.ReportMetric(float64(ms.Sys)/1e6, "sys-MB")
+}
+
+// BenchmarkSimulate10k is a quicker view of the same workload.
+func BenchmarkSimulate10k(b *testing.B) {
+	reqs := reasoningWorkload(b, 10_000, benchRate)
+	cfg := benchConfig(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(cfg, reqs, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestStepLoopDoesNotAllocate: in steady decode the step loop allocates
+// nothing, so memory grows with requests, never with tokens.
+func TestStepLoopDoesNotAllocate(t *testing.T) {
+	e, _ := testEngine(t, 100_000, 256, 8192)
+	for i := range 100 {
+		e.enqueue(newTestSeq(i, 500, 1_000_000, 0), 0)
+	}
+	for range 50 {
+		e.fire()
+	}
+	if n := testing.AllocsPerRun(1000, e.fire); n != 0 {
+		t.Fatalf("step loop allocates %.1f times per step", n)
+	}
+}

@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// vLLM's defaults for the flags Config mirrors.
+const (
+	// DefaultGPUMemoryUtilization is --gpu-memory-utilization's default
+	// (vllm/config/cache.py; 0.92 since 2026-04-21, was 0.9).
+	DefaultGPUMemoryUtilization = 0.92
+	// DefaultBlockSize is CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py).
+	DefaultBlockSize = 16
+	// DefaultMLABlockSize is FlashMLA's only kernel block size, which
+	// Platform.update_block_size_for_backend picks for MLA models on CUDA
+	// (vllm/platforms/interface.py; vllm-facts §1.7).
+	DefaultMLABlockSize = 64
+)
+
+// KVCacheDtypes are the --kv-cache-dtype values thinkcap models
+// (vllm/config/cache.py CacheDType; the others change the page layout).
+var KVCacheDtypes = []string{"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
+
+// Quantizations are the --quantization values thinkcap models ("" = none).
+var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4"}
+
+// SchedulingPolicies are vLLM's --scheduling-policy values.
+var SchedulingPolicies = []string{"fcfs", "priority"}
+
+// Routers are the replica routers thinkcap models.
+var Routers = []string{"round-robin", "least-requests", "least-kv"}
+
+// Resolve fills vLLM's defaults into c in place and validates it, reporting
+// every problem at once (errors.Join). Defaults follow `vllm serve`
+// (UsageContext.OPENAI_API_SERVER). Step takes any zero coefficient from the
+// GPU profile's; the step coefficients themselves are checked by
+// NewStepModel.
+func (c *Config) Resolve() error {
+	m, g := &c.Model, &c.GPU
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	if m.Layers <= 0 || m.HiddenSize <= 0 || m.NumHeads <= 0 || m.VocabSize <= 0 {
+		bad("model %q: layers, hidden_size, num_heads and vocab_size must be > 0", m.Name)
+	}
+	if !m.IsMLA() && (m.NumKVHeads <= 0 || m.HeadDim <= 0) {
+		bad("model %q: num_kv_heads and head_dim must be > 0", m.Name)
+	}
+	if g.MemoryGiB <= 0 {
+		bad("gpu %q: memory_gib must be > 0", g.Name)
+	}
+
+	// Parallelism (vllm/config/parallel.py, model.py verify_with_parallel_config).
+	if c.TensorParallelSize == 0 {
+		c.TensorParallelSize = 1
+	}
+	tp := c.TensorParallelSize
+	switch {
+	case tp < 0:
+		bad("--tensor-parallel-size %d must be >= 1", tp)
+	case m.NumHeads > 0 && m.NumHeads%tp != 0:
+		bad("--tensor-parallel-size %d does not divide the %d attention heads of %s", tp, m.NumHeads, m.Name)
+	case !m.IsMLA() && m.NumKVHeads > 0 && m.NumKVHeads%tp != 0 && tp%m.NumKVHeads != 0:
+		// QKVParallelLinear shards KV heads, or replicates them when TP exceeds them.
+		bad("--tensor-parallel-size %d neither divides nor is a multiple of the %d KV heads of %s", tp, m.NumKVHeads, m.Name)
+	}
+
+	// Cache (vllm/config/cache.py).
+	if c.KVCacheDtype == "" {
+		c.KVCacheDtype = "auto"
+	}
+	if !slices.Contains(KVCacheDtypes, c.KVCacheDtype) {
+		bad("--kv-cache-dtype %q is not supported; use one of %s", c.KVCacheDtype, strings.Join(KVCacheDtypes, ", "))
+	}
+	if c.GPUMemoryUtilization == 0 {
+		c.GPUMemoryUtilization = DefaultGPUMemoryUtilization
+	}
+	if !(c.GPUMemoryUtilization > 0 && c.GPUMemoryUtilization <= 1) {
+		bad("--gpu-memory-utilization %v must be in (0, 1]", c.GPUMemoryUtilization)
+	}
+	if c.BlockSize == 0 {
+		c.BlockSize = DefaultBlockSize
+		if m.IsMLA() {
+			c.BlockSize = DefaultMLABlockSize
+		}
+	}
+	if c.BlockSize < 0 || c.BlockSize%16 != 0 {
+		// FlashAttention/Triton take MultipleOf(16); FlashInfer 16/32/64; MLA kernels 32/64/128.
+		bad("--block-size %d must be a positive multiple of 16", c.BlockSize)
+	}
+	if c.NumGPUBlocksOverride < 0 {
+		bad("--num-gpu-blocks-override %d must be >= 0", c.NumGPUBlocksOverride)
+	}
+	if c.KVCacheMemoryBytes < 0 {
+		bad("--kv-cache-memory-bytes %d must be >= 0", c.KVCacheMemoryBytes)
+	}
+
+	// Quantization: the checkpoint's own method must match a given one
+	// (vllm/config/model.py _verify_quantization).
+	if !slices.Contains(Quantizations, c.Quantization) {
+		bad("--quantization %q is not supported; use fp8, mxfp4 or nvfp4", c.Quantization)
+	} else if ck := checkpointQuantization(m); ck != "" && c.Quantization != "" && c.Quantization != ck {
+		bad("--quantization %s does not match the %s checkpoint of %s", c.Quantization, ck, m.Name)
+	}
+
+	// Model length (vllm/config/model.py _get_and_verify_max_len; vLLM allows
+	// more only with VLLM_ALLOW_LONG_MAX_MODEL_LEN).
+	if c.MaxModelLen == 0 {
+		c.MaxModelLen = m.MaxModelLen
+	}
+	switch {
+	case c.MaxModelLen <= 0:
+		bad("--max-model-len %d must be > 0 (model %s gives none)", c.MaxModelLen, m.Name)
+	case m.MaxModelLen > 0 && c.MaxModelLen > m.MaxModelLen:
+		bad("--max-model-len %d exceeds the %d tokens %s supports", c.MaxModelLen, m.MaxModelLen, m.Name)
+	}
+
+	c.resolveBatchLimits(&errs)
+
+	if c.LongPrefillTokenThreshold < 0 {
+		bad("--long-prefill-token-threshold %d must be >= 0", c.LongPrefillTokenThreshold)
+	}
+	if c.SchedulingPolicy == "" {
+		c.SchedulingPolicy = "fcfs"
+	}
+	if !slices.Contains(SchedulingPolicies, c.SchedulingPolicy) {
+		bad("--scheduling-policy %q is not one of %s", c.SchedulingPolicy, strings.Join(SchedulingPolicies, ", "))
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.Replicas < 0 {
+		bad("--replicas %d must be >= 1", c.Replicas)
+	}
+	if c.Router == "" {
+		c.Router = "round-robin"
+	}
+	if !slices.Contains(Routers, c.Router) {
+		bad("--router %q is not one of %s", c.Router, strings.Join(Routers, ", "))
+	}
+	if c.TimelineIntervalS == 0 {
+		c.TimelineIntervalS = 1
+	}
+	if c.TimelineIntervalS < 0 {
+		bad("timeline interval %v s must be > 0", c.TimelineIntervalS)
+	}
+
+	if s := c.Speculative; s != nil {
+		if err := s.Validate(); err != nil {
+			errs = append(errs, err)
+		} else if s.AcceptanceRates == nil {
+			s.AcceptanceRates = DefaultAcceptance(s.Method, s.NumSpeculativeTokens)
+		}
+		if s.Method == SpecDraftModel && c.DraftModel == nil {
+			bad("--speculative-config: method draft_model needs a profile for draft model %q", s.Model)
+		}
+	}
+
+	c.Step = g.Step.Merge(c.Step)
+	return errors.Join(errs...)
+}
+
+// resolveBatchLimits sets --max-num-seqs and --max-num-batched-tokens
+// (vllm/engine/arg_utils.py get_batch_defaults and
+// _set_default_max_num_seqs_and_batched_tokens_args; vllm-facts §1.8): the
+// OPENAI_API_SERVER defaults by device memory, then the clamps vLLM applies
+// to defaulted values only; then SchedulerConfig.verify_max_model_len.
+func (c *Config) resolveBatchLimits(errs *[]error) {
+	tokens, seqs := 2048, 256
+	switch name := strings.ToLower(c.GPU.Name + " " + c.GPU.Description); {
+	case c.GPU.MemoryGiB >= 160:
+		tokens, seqs = 16384, 1024
+	case c.GPU.MemoryGiB >= 70 && !strings.Contains(name, "a100"):
+		tokens, seqs = 8192, 1024
+	}
+	defaultTokens, defaultSeqs := c.MaxNumBatchedTokens == 0, c.MaxNumSeqs == 0
+	if defaultSeqs {
+		c.MaxNumSeqs = seqs
+	}
+	if defaultTokens {
+		c.MaxNumBatchedTokens = tokens
+		if c.MaxModelLen > 0 && c.MaxNumSeqs > 0 {
+			c.MaxNumBatchedTokens = int(min(int64(c.MaxNumSeqs)*int64(c.MaxModelLen), int64(tokens)))
+		}
+	}
+	if defaultSeqs {
+		c.MaxNumSeqs = min(c.MaxNumSeqs, c.MaxNumBatchedTokens)
+	}
+	switch {
+	case c.MaxNumSeqs < 0:
+		*errs = append(*errs, fmt.Errorf("--max-num-seqs %d must be >= 1", c.MaxNumSeqs))
+	case c.MaxNumBatchedTokens < 0:
+		*errs = append(*errs, fmt.Errorf("--max-num-batched-tokens %d must be >= 1", c.MaxNumBatchedTokens))
+	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
+		*errs = append(*errs, fmt.Errorf("--max-num-batched-tokens %d is smaller than --max-num-seqs %d; raise it or lower --max-num-seqs",
+			c.MaxNumBatchedTokens, c.MaxNumSeqs))
+	}
+}
+
+// checkpointQuantization is the quantization method baked into the model's
+// checkpoint (its quantization_config), or "".
+func checkpointQuantization(m *profiles.Model) string {
+	switch {
+	case m.WeightDtype == "fp8":
+		return "fp8"
+	case m.ExpertWeightDtype == "mxfp4" || m.WeightDtype == "mxfp4":
+		return "mxfp4"
+	case m.WeightDtype == "nvfp4":
+		return "nvfp4"
+	}
+	return ""
+}

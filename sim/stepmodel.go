@@ -1,0 +1,291 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// Batch is one engine step's work, as the step-time model needs it. The
+// engine fills it while scheduling (vllm/v1/core/sched/scheduler.py
+// SchedulerOutput: num_scheduled_tokens per request).
+type Batch struct {
+	NumReqs       int   // requests scheduled this step
+	PrefillTokens int   // tokens of prefill chunks (incl. recompute after preemption)
+	DecodeTokens  int   // decode tokens scheduled: 1 + K per decoding request with K drafts
+	DecodeReqs    int   // decoding requests
+	ContextTokens int64 // Σ over scheduled requests of tokens already in the KV cache that attention reads (full-attention layers)
+	// PrefillAttnPairs is Σ over prefill chunks of causal query-key pairs:
+	// c*s + c*(c+1)/2 for a chunk of c tokens starting at s.
+	PrefillAttnPairs int64
+	DraftTokens      int // Σ K over decoding requests (speculative decoding)
+}
+
+// StepModel prices an engine step with a roofline over one GPU's shard
+// (tensor parallelism splits weights, heads and FLOPs evenly):
+//
+//	step = max(memory, compute) + all-reduce + StepOverheadMs + PerRequestOverheadUs × NumReqs + drafting
+//	memory  = weight bytes / (BW × WeightBandwidthEfficiency)
+//	        + KV bytes read / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV)
+//	compute = linear FLOPs / (peak × ComputeEfficiency) + attention FLOPs / (BF16 peak × AttentionComputeEfficiency)
+//
+// Weight bytes are everything but the input embedding, with MoE layers
+// reading only the experts the step's tokens route to: E × (1 − (1 −
+// k/E)^tokens) per layer in expectation (uniform routing). KV bytes are
+// ContextTokens × the full-attention layers' bytes per token, plus the
+// sliding-window layers' bytes for min(ContextTokens, NumReqs × window)
+// tokens (each request's context capped at the window, approximated on the
+// batch's total), plus the new tokens' K and V written. Linear FLOPs are 2 × active non-embedding parameters ×
+// tokens, plus the LM head for the positions that get logits (every decode
+// token, one per prefilling request); peak is the FP8 (or FP4) tensor-core
+// rate for fp8 (nvfp4) linear weights on GPUs that have it, else BF16.
+// Attention FLOPs are 2 × heads × (qk dim + v dim) per query-key pair and
+// layer (MLA in its absorbed form: qk = kv_lora_rank + rope, v =
+// kv_lora_rank): PrefillAttnPairs, plus ContextTokens × query tokens per
+// request for decode. TP adds two ring all-reduces of tokens × hidden bf16
+// values per layer over the one-way link bandwidth × InterconnectEfficiency,
+// each with AllReduceLatencyUs.
+//
+// Drafting (speculative decoding): ngram and suffix cost nothing on the GPU.
+// eagle, eagle3 and mtp run K sequential passes of one decoder layer of the
+// target's geometry plus the LM head on the decoding requests; draft_model
+// runs K sequential decode passes of the draft model. Each pass is its own
+// roofline (weights, its layers' KV of the decoding requests' context, its
+// FLOPs) plus its all-reduces; the drafter also processes prefill tokens,
+// which adds its FLOPs to the main pass.
+type StepModel struct {
+	fixedNs, perReqNs float64
+
+	weightNsPerByte, kvNsPerByte float64
+	denseBytes                   float64   // weights read every step: non-expert layers + LM head
+	expertBytes                  float64   // one expert in every MoE layer
+	touched                      []float64 // expected distinct experts per layer, by token count
+	kvFullBytes, kvSlidingBytes  float64   // per context token
+	window                       float64
+
+	linearNsPerToken, lmHeadNsPerToken float64
+	attnFullNsPerPair, attnSWNsPerPair float64
+	arNsPerToken, arFixedNs            float64
+
+	draftPasses                        float64
+	draftBytes                         float64 // drafter weights read per pass (incl. LM head)
+	draftExpertBytes                   float64 // MTP: one expert of its MoE layer
+	draftKVBytes                       float64 // per context token, drafter layers
+	draftNsPerToken, draftAttnNsPerCtx float64 // per pass
+	draftPrefillNsPerToken             float64
+	draftARNsPerToken, draftARFixedNs  float64
+}
+
+// NewStepModel builds the step model of a resolved Config; every
+// coefficient comes from Config.Step (see profiles.StepCoefficients).
+func NewStepModel(c *Config) (*StepModel, error) {
+	if err := checkStepInputs(c); err != nil {
+		return nil, err
+	}
+	m, g, k := &c.Model, &c.GPU, c.Step
+	p := modelParams(m)
+	geom := newKVGeometry(c)
+	tp := float64(c.TensorParallelSize)
+	h, vocab := float64(m.HiddenSize), float64(m.VocabSize)
+	bw := g.MemoryBandwidthGBps * 1e9
+	bf16 := g.BF16TFLOPS * 1e12
+	linPeak := linearPeak(linearDtype(c), g)
+	bLin, bExp := dtypeBytes(linearDtype(c)), dtypeBytes(expertDtype(c))
+
+	s := &StepModel{
+		fixedNs:         k.StepOverheadMs * 1e6,
+		perReqNs:        k.PerRequestOverheadUs * 1e3,
+		weightNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
+		kvNsPerByte:     1e9 / (bw * k.KVBandwidthEfficiency),
+		denseBytes:      (p.dense*bLin + vocab*h*2) / tp,
+		expertBytes:     float64(p.moeLayers) * p.expert * bExp / tp,
+		kvFullBytes:     float64(geom.fullLayers * int(geom.layerBytes)),
+		kvSlidingBytes:  float64(geom.slidingLayers * int(geom.layerBytes)),
+		window:          float64(geom.window),
+	}
+	if kvDtypeBytes(c.KVCacheDtype) == 1 {
+		s.kvNsPerByte *= k.FP8KVReadPenalty
+	}
+	if m.IsMoE() {
+		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
+	}
+	s.linearNsPerToken = 2 * p.activeNonEmbedding(m) / tp / (linPeak * k.ComputeEfficiency) * 1e9
+	s.lmHeadNsPerToken = 2 * vocab * h / tp / (bf16 * k.ComputeEfficiency) * 1e9
+	pair := attnFLOPsPerPair(m) / tp / (bf16 * k.AttentionComputeEfficiency) * 1e9
+	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
+	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
+	if c.TensorParallelSize > 1 {
+		// Ring all-reduce moves 2(tp−1)/tp of the buffer over each one-way link.
+		oneWay := g.InterconnectGBps / 2 * 1e9 * k.InterconnectEfficiency
+		perLayer := 2 * (2 * (tp - 1) / tp * h * 2) / oneWay * 1e9
+		s.arNsPerToken = perLayer * float64(m.Layers)
+		s.arFixedNs = 2 * k.AllReduceLatencyUs * 1e3 * float64(m.Layers)
+		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*k.AllReduceLatencyUs*1e3
+	}
+	s.setDrafter(c, p, geom, linPeak, pair)
+	return s, nil
+}
+
+// setDrafter prices one drafting pass (see StepModel).
+func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak, pairNs float64) {
+	sc := c.Speculative
+	if sc == nil || sc.LookaheadSlots() == 0 {
+		return // ngram, suffix: drafted on the CPU
+	}
+	m, k := &c.Model, c.Step
+	tp := float64(c.TensorParallelSize)
+	h, vocab, layers := float64(m.HiddenSize), float64(m.VocabSize), float64(m.Layers)
+	lmHead := vocab * h
+	flopNs := 2 / tp / (linPeak * k.ComputeEfficiency) * 1e9
+	s.draftPasses = float64(sc.NumSpeculativeTokens)
+	s.draftKVBytes = float64(int64(geom.draftLayers) * geom.draftLayerBytes)
+	s.draftAttnNsPerCtx = pairNs * float64(geom.draftLayers)
+	switch sc.Method {
+	case SpecEagle, SpecEagle3:
+		layer := p.activeNonEmbedding(m)/layers + 2*h*h
+		if sc.Method == SpecEagle3 {
+			layer += h * h
+		}
+		s.draftBytes = (layer + lmHead) * 2 / tp
+		s.draftNsPerToken = (layer + lmHead) * flopNs
+		s.draftPrefillNsPerToken = layer * flopNs
+	case SpecMTP:
+		layer := p.dense/layers + 2*h*h
+		active := layer + float64(min(p.moeLayers, 1)*m.ExpertsPerToken)*p.expert
+		s.draftBytes = (layer*dtypeBytes(linearDtype(c)) + lmHead*2) / tp
+		s.draftExpertBytes = p.expert * dtypeBytes(expertDtype(c)) / tp
+		if p.moeLayers == 0 {
+			s.draftExpertBytes = 0
+		}
+		s.draftNsPerToken = (active + lmHead) * flopNs
+		s.draftPrefillNsPerToken = active * flopNs
+	case SpecDraftModel:
+		d := c.DraftModel
+		dc := &Config{Model: *d, TensorParallelSize: c.TensorParallelSize}
+		dp := modelParams(d)
+		dHead := float64(d.VocabSize * d.HiddenSize)
+		// A draft model's MoE layers, if any, are charged k experts each, as
+		// for one token (no expert-coverage model for the drafter).
+		s.draftBytes = (dp.dense*dtypeBytes(linearDtype(dc)) + dHead*2 +
+			float64(dp.moeLayers)*dp.expert*dtypeBytes(expertDtype(dc))*float64(d.ExpertsPerToken)) / tp
+		dFlopNs := 2 / tp / (linearPeak(linearDtype(dc), &c.GPU) * k.ComputeEfficiency) * 1e9
+		s.draftNsPerToken = (dp.activeNonEmbedding(d) + dHead) * dFlopNs
+		s.draftPrefillNsPerToken = dp.activeNonEmbedding(d) * dFlopNs
+		s.draftAttnNsPerCtx = attnFLOPsPerPair(d) / tp / (c.GPU.BF16TFLOPS * 1e12 * k.AttentionComputeEfficiency) * 1e9 * float64(d.Layers)
+		s.draftARNsPerToken *= float64(d.Layers*d.HiddenSize) / h
+		s.draftARFixedNs *= float64(d.Layers)
+	}
+}
+
+// StepTime is the duration of one engine step in nanoseconds. It does a
+// handful of float operations and table look-ups and does not allocate.
+func (s *StepModel) StepTime(b *Batch) int64 {
+	tokens := b.PrefillTokens + b.DecodeTokens
+	if tokens <= 0 {
+		return 0
+	}
+	t, reqs, ctx := float64(tokens), float64(max(b.NumReqs, 1)), float64(b.ContextTokens)
+	swCtx := min(ctx, reqs*s.window)
+	mem := (s.denseBytes+s.expertBytes*s.experts(tokens))*s.weightNsPerByte +
+		(s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte
+
+	q := float64(b.DecodeTokens) / reqs // decode query tokens per request
+	prefill, pairs := float64(b.PrefillTokens), float64(b.PrefillAttnPairs)
+	logits := float64(b.DecodeTokens + b.NumReqs - b.DecodeReqs)
+	compute := s.linearNsPerToken*t + s.draftPrefillNsPerToken*prefill + s.lmHeadNsPerToken*logits +
+		s.attnFullNsPerPair*(pairs+ctx*q) + s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q)
+
+	step := max(mem, compute) + s.arFixedNs + s.arNsPerToken*t + s.fixedNs + s.perReqNs*reqs
+	if s.draftPasses > 0 && b.DecodeReqs > 0 {
+		n := float64(b.DecodeReqs)
+		dctx := ctx * n / reqs // the decoding requests' share of the context
+		dmem := (s.draftBytes+s.draftExpertBytes*s.experts(b.DecodeReqs))*s.weightNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
+		dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
+		step += s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n)
+	}
+	return int64(step)
+}
+
+// experts is the expected number of distinct experts n tokens route to in
+// one MoE layer (0 for dense models).
+func (s *StepModel) experts(n int) float64 {
+	if len(s.touched) == 0 {
+		return 0
+	}
+	return s.touched[min(n, len(s.touched)-1)]
+}
+
+// expertsTouchedTable tabulates E × (1 − (1 − k/E)^n) for n = 0..maxTokens,
+// stopping once it is within 1e-9 of E, so StepTime needs no math.Pow.
+func expertsTouchedTable(e, k, maxTokens int) []float64 {
+	miss := 1 - float64(k)/float64(e)
+	table := []float64{0}
+	for n, p := 1, 1.0; n <= max(maxTokens, 1); n++ {
+		p *= miss
+		table = append(table, float64(e)*(1-p))
+		if float64(e)*p < 1e-9 {
+			break
+		}
+	}
+	return table
+}
+
+// attnFLOPsPerPair is the attention FLOPs of one query-key pair in one
+// layer over all heads: QKᵀ and PV, 2 FLOPs per multiply-add.
+func attnFLOPsPerPair(m *profiles.Model) float64 {
+	if m.IsMLA() {
+		return 2 * float64(m.NumHeads) * float64(2*m.KVLoraRank+m.QKRopeHeadDim)
+	}
+	return 4 * float64(m.NumHeads*m.HeadDim)
+}
+
+// linearPeak is the tensor-core peak (FLOP/s) the linear layers run at: FP8
+// for fp8 weights (W8A8) and FP4 for nvfp4 (W4A4) where the GPU has those
+// units, else BF16 (weight-only kernels such as Marlin, and mxfp4's
+// bf16-activation MoE kernels).
+func linearPeak(dtype string, g *profiles.GPU) float64 {
+	switch {
+	case dtype == "nvfp4" && g.FP4TFLOPS > 0:
+		return g.FP4TFLOPS * 1e12
+	case (dtype == "fp8" || dtype == "nvfp4") && g.FP8TFLOPS > 0:
+		return g.FP8TFLOPS * 1e12
+	}
+	return g.BF16TFLOPS * 1e12
+}
+
+// checkStepInputs reports every GPU figure or step coefficient the model
+// needs that is missing or out of range.
+func checkStepInputs(c *Config) error {
+	g, k := &c.GPU, c.Step
+	if c.TensorParallelSize <= 0 || c.MaxNumBatchedTokens <= 0 {
+		return errors.New("step model: config is not resolved (call Resolve first)")
+	}
+	var errs []error
+	if g.MemoryBandwidthGBps <= 0 || g.BF16TFLOPS <= 0 {
+		errs = append(errs, fmt.Errorf("step model: gpu %q needs memory_bandwidth_gbps and bf16_tflops", g.Name))
+	}
+	if c.TensorParallelSize > 1 && g.InterconnectGBps <= 0 {
+		errs = append(errs, fmt.Errorf("step model: --tensor-parallel-size %d needs gpu %q's interconnect_gbps", c.TensorParallelSize, g.Name))
+	}
+	coef := func(name string, v float64, ok bool, want string) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("step model: %s %v must be %s (gpu %q's step block or a --step-model file)", name, v, want, g.Name))
+		}
+	}
+	unit := func(v float64) bool { return v > 0 && v <= 1 }
+	coef("weight_bandwidth_efficiency", k.WeightBandwidthEfficiency, unit(k.WeightBandwidthEfficiency), "in (0, 1]")
+	coef("kv_bandwidth_efficiency", k.KVBandwidthEfficiency, unit(k.KVBandwidthEfficiency), "in (0, 1]")
+	coef("compute_efficiency", k.ComputeEfficiency, unit(k.ComputeEfficiency), "in (0, 1]")
+	coef("attention_compute_efficiency", k.AttentionComputeEfficiency, unit(k.AttentionComputeEfficiency), "in (0, 1]")
+	if c.TensorParallelSize > 1 {
+		coef("interconnect_efficiency", k.InterconnectEfficiency, unit(k.InterconnectEfficiency), "in (0, 1]")
+	}
+	if kvDtypeBytes(c.KVCacheDtype) == 1 {
+		coef("fp8_kv_read_penalty", k.FP8KVReadPenalty, k.FP8KVReadPenalty > 0, "> 0 with an fp8 KV cache")
+	}
+	coef("step_overhead_ms", k.StepOverheadMs, k.StepOverheadMs >= 0, ">= 0")
+	coef("per_request_overhead_us", k.PerRequestOverheadUs, k.PerRequestOverheadUs >= 0, ">= 0")
+	coef("all_reduce_latency_us", k.AllReduceLatencyUs, k.AllReduceLatencyUs >= 0, ">= 0")
+	return errors.Join(errs...)
+}

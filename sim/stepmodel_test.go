@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// stepModelFor resolves c and builds its step model.
+func stepModelFor(t testing.TB, c Config) (*StepModel, Config) {
+	t.Helper()
+	c = refResolved(t, c)
+	m, err := NewStepModel(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, c
+}
+
+// decodeITLms is the concurrency-1 decode step of a request with ctx tokens
+// in its KV cache, in milliseconds.
+func decodeITLms(m *StepModel, ctx int) float64 {
+	return float64(m.StepTime(&Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: int64(ctx)})) / 1e6
+}
+
+var calibrationContexts = []int{256, 1024, 4096, 16384, 32768, 65536, 125000}
+
+// TestDecodeITLCalibration: with the embedded GPU profiles' coefficients,
+// concurrency-1 decode ITL reproduces the vLLM FP8-KV blog's fits
+// (hardware-and-models.md §3: vLLM v0.19.1, ITL = intercept + slope × ctx)
+// within 10 % from 256 to 125,000 context tokens, and gpt-oss-20b's bf16
+// slopes within 10 %.
+func TestDecodeITLCalibration(t *testing.T) {
+	llama := refModel(t, "llama-3.1-8b")
+	llama.MaxModelLen = 131072
+	series := []struct {
+		gpu, kv              string
+		intercept, slopeMsPT float64
+	}{
+		{"h100-sxm", "auto", 6.44, 4.37e-5},
+		{"h100-sxm", "fp8", 6.58, 2.37e-5},
+		{"b200", "auto", 3.93, 1.80e-5},
+		{"b200", "fp8", 3.96, 9.72e-6},
+	}
+	for _, s := range series {
+		m, _ := stepModelFor(t, Config{Model: llama, GPU: refGPU(t, s.gpu), KVCacheDtype: s.kv})
+		worst := 0.0
+		for _, ctx := range calibrationContexts {
+			got, want := decodeITLms(m, ctx), s.intercept+s.slopeMsPT*float64(ctx)
+			if e := refRelErr(got, want); math.Abs(e) > math.Abs(worst) {
+				worst = e
+			}
+			if e := refRelErr(got, want); math.Abs(e) > 0.10 {
+				t.Errorf("llama-3.1-8b %s kv %s ctx %d: ITL %.3f ms; want %.3f ms ± 10%%", s.gpu, s.kv, ctx, got, want)
+			}
+		}
+		t.Logf("llama-3.1-8b %s kv %s: ITL(256) %.2f ms, ITL(125k) %.2f ms, worst error %+.1f%%",
+			s.gpu, s.kv, decodeITLms(m, 256), decodeITLms(m, 125000), 100*worst)
+	}
+	for _, s := range []struct {
+		gpu   string
+		slope float64
+	}{{"h100-sxm", 8.94e-6}, {"b200", 3.56e-6}} {
+		m, _ := stepModelFor(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, s.gpu)})
+		got := (decodeITLms(m, 125000) - decodeITLms(m, 8192)) / (125000 - 8192)
+		e := refRelErr(got, s.slope)
+		t.Logf("gpt-oss-20b %s: slope %.3g ms/token (blog %.3g, %+.1f%%), ITL(256) %.2f ms", s.gpu, got, s.slope, 100*e, decodeITLms(m, 256))
+		if math.Abs(e) > 0.10 {
+			t.Errorf("gpt-oss-20b %s: slope %.3g ms/token; want %.3g ± 10%%", s.gpu, got, s.slope)
+		}
+	}
+}
+
+func TestStepTimeMonotone(t *testing.T) {
+	for _, model := range []string{"qwen3-8b", "qwen3-30b-a3b", "gpt-oss-20b", "deepseek-r1-distill-llama-8b"} {
+		m, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: refGPU(t, "h100-sxm")})
+		prev := int64(0)
+		for ctx := int64(0); ctx <= 1<<20; ctx += 1 << 14 {
+			d := m.StepTime(&Batch{NumReqs: 8, DecodeReqs: 8, DecodeTokens: 8, ContextTokens: ctx})
+			if d < prev {
+				t.Fatalf("%s: step time falls from %d to %d ns at context %d", model, prev, d, ctx)
+			}
+			prev = d
+		}
+		prefill := func(n int) int64 {
+			return m.StepTime(&Batch{NumReqs: 1, PrefillTokens: n, PrefillAttnPairs: int64(n) * int64(n+1) / 2})
+		}
+		decode := func(reqs int) int64 {
+			return m.StepTime(&Batch{NumReqs: reqs, DecodeReqs: reqs, DecodeTokens: reqs, ContextTokens: int64(reqs) * 2000})
+		}
+		for n := 1; n < 8192; n += 7 {
+			if a, b := prefill(n), prefill(n+7); b < a {
+				t.Fatalf("%s: prefill of %d tokens takes %d ns, of %d %d", model, n+7, b, n, a)
+			}
+		}
+		for reqs := 1; reqs < 1024; reqs++ {
+			if a, b := decode(reqs), decode(reqs+1); b < a {
+				t.Fatalf("%s: decode batch of %d takes %d ns, of %d %d", model, reqs+1, b, reqs, a)
+			}
+		}
+		if prefill(8192) < 3*prefill(1) || decode(1024) < 3*decode(1) {
+			t.Errorf("%s: prefill 1→8192 tokens %d→%d ns, decode batch 1→1024 %d→%d ns: want growth", model,
+				prefill(1), prefill(8192), decode(1), decode(1024))
+		}
+	}
+}
+
+// TestTensorParallel: TP=2 halves the weights read per GPU and adds the
+// all-reduces.
+func TestTensorParallel(t *testing.T) {
+	model, gpu := refModel(t, "llama-3.1-70b"), refGPU(t, "h100-sxm")
+	m1, _ := stepModelFor(t, Config{Model: model, GPU: gpu, TensorParallelSize: 2})
+	m2, _ := stepModelFor(t, Config{Model: model, GPU: gpu, TensorParallelSize: 4})
+	if r := m1.denseBytes / m2.denseBytes; math.Abs(r-2) > 1e-9 {
+		t.Errorf("weights per GPU TP2/TP4 = %v; want 2", r)
+	}
+	if m1.arFixedNs <= 0 || m1.arNsPerToken <= 0 || m2.arNsPerToken <= m1.arNsPerToken {
+		t.Errorf("all-reduce terms: TP2 %v+%v/token, TP4 %v/token", m1.arFixedNs, m1.arNsPerToken, m2.arNsPerToken)
+	}
+	b := Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000}
+	d2, d4 := m1.StepTime(&b), m2.StepTime(&b)
+	if !(d4 < d2 && float64(d4) > float64(d2)/2) {
+		t.Errorf("decode step TP2 %d ns, TP4 %d ns: want TP4 faster but not twice (all-reduce, overheads)", d2, d4)
+	}
+	m0, _ := stepModelFor(t, Config{Model: refModel(t, "llama-3.1-8b"), GPU: gpu})
+	if m0.arFixedNs != 0 || m0.arNsPerToken != 0 {
+		t.Error("TP1 has all-reduce cost")
+	}
+}
+
+// TestFP8KVCache: fp8 KV halves the bytes read; at long context the step is
+// faster, at short context it is not (the read penalty).
+func TestFP8KVCache(t *testing.T) {
+	model, gpu := refModel(t, "qwen3-8b"), refGPU(t, "h100-sxm")
+	bf, _ := stepModelFor(t, Config{Model: model, GPU: gpu})
+	f8, _ := stepModelFor(t, Config{Model: model, GPU: gpu, KVCacheDtype: "fp8"})
+	long := Batch{NumReqs: 64, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 30000}
+	if a, b := f8.StepTime(&long), bf.StepTime(&long); a >= b {
+		t.Errorf("fp8 KV at 30k context: %d ns, bf16 %d ns; want fp8 faster", a, b)
+	}
+	if f8.kvFullBytes*2 != bf.kvFullBytes {
+		t.Errorf("fp8 KV bytes %v; want half of %v", f8.kvFullBytes, bf.kvFullBytes)
+	}
+}
+
+// TestMoEExpertsTouched: an MoE step reads more weights than the active
+// experts of one token and never more than all experts.
+func TestMoEExpertsTouched(t *testing.T) {
+	c := refResolved(t, Config{Model: refModel(t, "qwen3-30b-a3b"), GPU: refGPU(t, "h100-sxm")})
+	m, err := NewStepModel(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, k := float64(c.Model.NumExperts), float64(c.Model.ExpertsPerToken)
+	if got := m.experts(1); math.Abs(got-k) > 1e-9 {
+		t.Errorf("experts(1) = %v; want %v", got, k)
+	}
+	prev := 0.0
+	for _, n := range []int{2, 8, 32, 128, 1024, 100000} {
+		got := m.experts(n)
+		want := e * (1 - math.Pow(1-k/e, float64(n)))
+		if got < k || got > e || got < prev || math.Abs(got-want) > 1e-6 {
+			t.Errorf("experts(%d) = %v; want %v in [%v, %v]", n, got, want, k, e)
+		}
+		prev = got
+	}
+	dense, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm")})
+	if dense.experts(100) != 0 || dense.expertBytes != 0 {
+		t.Error("dense model reads experts")
+	}
+}
+
+// TestDraftingCost: ngram drafts for free; EAGLE-3 and a draft model add
+// their sequential passes to a decode step.
+func TestDraftingCost(t *testing.T) {
+	model, gpu := refModel(t, "qwen3-8b"), refGPU(t, "h100-sxm")
+	draft := refModel(t, "qwen3-0.6b")
+	base, _ := stepModelFor(t, Config{Model: model, GPU: gpu})
+	b := Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16 * 4, DraftTokens: 16 * 3, ContextTokens: 16 * 4000}
+	plain := base.StepTime(&b)
+	got := map[string]int64{}
+	for _, sc := range []*SpeculativeConfig{
+		{Method: SpecNgram, NumSpeculativeTokens: 3},
+		{Method: SpecEagle3, Model: "eagle3-head", NumSpeculativeTokens: 3},
+		{Method: SpecMTP, NumSpeculativeTokens: 3},
+		{Method: SpecDraftModel, Model: "Qwen/Qwen3-0.6B", NumSpeculativeTokens: 3},
+	} {
+		c := Config{Model: model, GPU: gpu, Speculative: sc}
+		if sc.Method == SpecDraftModel {
+			c.DraftModel = &draft
+		}
+		m, _ := stepModelFor(t, c)
+		got[sc.Method] = m.StepTime(&b)
+	}
+	if got[SpecNgram] != plain {
+		t.Errorf("ngram step %d ns; want %d (no GPU drafting)", got[SpecNgram], plain)
+	}
+	for _, method := range []string{SpecEagle3, SpecMTP, SpecDraftModel} {
+		extra := float64(got[method]-plain) / 1e6
+		t.Logf("%s adds %.2f ms to a 16-request decode step of %.2f ms", method, extra, float64(plain)/1e6)
+		if extra <= 0 || extra > float64(plain)/1e6 {
+			t.Errorf("%s adds %.2f ms; want (0, %.2f]", method, extra, float64(plain)/1e6)
+		}
+	}
+	if got[SpecDraftModel] <= got[SpecEagle3] {
+		t.Error("a 0.6B draft model should cost more than one EAGLE-3 layer")
+	}
+}
+
+func TestNewStepModelErrors(t *testing.T) {
+	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 2, KVCacheDtype: "fp8"})
+	c.Step.WeightBandwidthEfficiency = 1.5
+	c.Step.FP8KVReadPenalty = 0
+	c.Step.StepOverheadMs = -1
+	c.GPU.InterconnectGBps = 0
+	_, err := NewStepModel(&c)
+	if err == nil {
+		t.Fatal("NewStepModel succeeded with bad coefficients")
+	}
+	for _, want := range []string{"weight_bandwidth_efficiency 1.5 must be in (0, 1]", "fp8_kv_read_penalty",
+		"step_overhead_ms -1 must be >= 0", "interconnect_gbps"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if _, err := NewStepModel(&Config{}); err == nil {
+		t.Error("NewStepModel accepted an unresolved config")
+	}
+}
+
+func TestStepTimeDoesNotAllocate(t *testing.T) {
+	draft := refModel(t, "qwen3-0.6b")
+	m, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-30b-a3b"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 2,
+		Speculative: &SpeculativeConfig{Method: SpecDraftModel, Model: "d", NumSpeculativeTokens: 2}, DraftModel: &draft})
+	b := Batch{NumReqs: 40, PrefillTokens: 512, DecodeReqs: 39, DecodeTokens: 117, DraftTokens: 78,
+		ContextTokens: 400000, PrefillAttnPairs: 512 * 513 / 2}
+	if n := testing.AllocsPerRun(1000, func() { m.StepTime(&b) }); n != 0 {
+		t.Errorf("StepTime allocates %v times per call", n)
+	}
+}
+
+func BenchmarkStepTime(b *testing.B) {
+	m, _ := stepModelFor(b, Config{Model: refModel(b, "gpt-oss-20b"), GPU: refGPU(b, "h100-sxm"),
+		Speculative: &SpeculativeConfig{Method: SpecEagle3, Model: "h", NumSpeculativeTokens: 3}})
+	batch := Batch{NumReqs: 64, PrefillTokens: 1024, DecodeReqs: 63, DecodeTokens: 252, DraftTokens: 189,
+		ContextTokens: 2_000_000, PrefillAttnPairs: 1024 * 1025 / 2}
+	b.ReportAllocs()
+	var sum int64
+	for b.Loop() {
+		sum += m.StepTime(&batch)
+	}
+	_ = sum
+}

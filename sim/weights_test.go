@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"math"
+	"testing"
+)
+
+// TestModelParams checks the parameter split against the architectures
+// (hardware-and-models.md §2).
+func TestModelParams(t *testing.T) {
+	cases := []struct {
+		model          string
+		moeLayers      int
+		activeNonEmbB  float64 // billions, ±1 %
+		denseB         float64
+		weightGiBPerTP float64 // bf16 checkpoint (or its own dtype), TP 1, ±1 %
+	}{
+		// 8.19B × 2 B.
+		{"qwen3-8b", 0, 6.95, 6.95, 15.26},
+		// 94 × 128 experts × 3·4096·1536; active = 22.19B − 1.24B of embedding and head.
+		{"qwen3-235b-a22b", 94, 20.93, 6.74, 437.9},
+		// Dense layers and MoE layers mixed: (671 − 37) / (248 experts × 3·7168·2048) → 58.
+		{"deepseek-r1", 58, 35.7, 15.2, 625.7},
+		// gpt-oss quotes active without the input embedding: 3.61 − 0.58 of LM head.
+		{"gpt-oss-20b", 24, 3.03, 0.64, 12.80},
+	}
+	for _, tc := range cases {
+		m := refModel(t, tc.model)
+		p := modelParams(&m)
+		if p.moeLayers != tc.moeLayers {
+			t.Errorf("%s: moeLayers = %d; want %d", tc.model, p.moeLayers, tc.moeLayers)
+		}
+		if got := p.activeNonEmbedding(&m) / 1e9; math.Abs(refRelErr(got, tc.activeNonEmbB)) > 0.01 {
+			t.Errorf("%s: active non-embedding = %.3gB; want %.3gB", tc.model, got, tc.activeNonEmbB)
+		}
+		if got := p.dense / 1e9; math.Abs(refRelErr(got, tc.denseB)) > 0.01 {
+			t.Errorf("%s: dense = %.3gB; want %.3gB", tc.model, got, tc.denseB)
+		}
+		c := Config{Model: m, TensorParallelSize: 1}
+		if got := weightBytesPerGPU(&c, p) / bytesPerGiB; math.Abs(refRelErr(got, tc.weightGiBPerTP)) > 0.01 {
+			t.Errorf("%s: weights = %.2f GiB; want %.2f", tc.model, got, tc.weightGiBPerTP)
+		}
+	}
+}
+
+func TestWeightDtypes(t *testing.T) {
+	m := refModel(t, "qwen3-8b")
+	p := modelParams(&m)
+	embedGiB := (p.embed + p.lmHead) * 2 / bytesPerGiB
+	for _, tc := range []struct {
+		quant string
+		bytes float64
+	}{{"", 2}, {"fp8", 1}, {"mxfp4", 4.25 / 8}, {"nvfp4", 4.5 / 8}} {
+		c := Config{Model: m, TensorParallelSize: 2, Quantization: tc.quant}
+		want := (embedGiB + p.dense*tc.bytes/bytesPerGiB) / 2
+		if got := weightBytesPerGPU(&c, p) / bytesPerGiB; math.Abs(got-want) > 1e-9 {
+			t.Errorf("--quantization %q: %.3f GiB per GPU; want %.3f (embedding and head stay bf16)", tc.quant, got, want)
+		}
+	}
+	// DeepSeek-R1 ships fp8; --quantization fp8 changes nothing.
+	r1 := refModel(t, "deepseek-r1")
+	a := weightBytesPerGPU(&Config{Model: r1, TensorParallelSize: 8}, modelParams(&r1))
+	b := weightBytesPerGPU(&Config{Model: r1, TensorParallelSize: 8, Quantization: "fp8"}, modelParams(&r1))
+	if a != b {
+		t.Errorf("deepseek-r1: %v vs %v bytes with --quantization fp8", a, b)
+	}
+}
+
+func TestDrafterWeights(t *testing.T) {
+	m, draft := refModel(t, "qwen3-8b"), refModel(t, "qwen3-0.6b")
+	p := modelParams(&m)
+	layer := p.activeNonEmbedding(&m) / float64(m.Layers)
+	h := float64(m.HiddenSize)
+	for _, tc := range []struct {
+		sc   *SpeculativeConfig
+		want float64
+	}{
+		{nil, 0},
+		{&SpeculativeConfig{Method: SpecNgram, NumSpeculativeTokens: 3}, 0},
+		{&SpeculativeConfig{Method: SpecSuffix, NumSpeculativeTokens: 3}, 0},
+		{&SpeculativeConfig{Method: SpecEagle, NumSpeculativeTokens: 3}, (layer + 2*h*h) * 2},
+		{&SpeculativeConfig{Method: SpecEagle3, NumSpeculativeTokens: 3}, (layer + 3*h*h) * 2},
+		{&SpeculativeConfig{Method: SpecDraftModel, NumSpeculativeTokens: 3},
+			weightBytesPerGPU(&Config{Model: draft, TensorParallelSize: 1}, modelParams(&draft))},
+	} {
+		c := Config{Model: m, TensorParallelSize: 1, Speculative: tc.sc, DraftModel: &draft}
+		if got := drafterWeightBytesPerGPU(&c, p); math.Abs(got-tc.want) > 1 {
+			t.Errorf("%+v: drafter weights %.0f; want %.0f", tc.sc, got, tc.want)
+		}
+	}
+	// MTP: one full DeepSeek layer with all 256 experts, about 11B in fp8.
+	r1 := refModel(t, "deepseek-r1")
+	c := Config{Model: r1, TensorParallelSize: 1, Speculative: &SpeculativeConfig{Method: SpecMTP, NumSpeculativeTokens: 1}}
+	if got := drafterWeightBytesPerGPU(&c, modelParams(&r1)) / 1e9; got < 10 || got > 12.5 {
+		t.Errorf("deepseek-r1 MTP layer = %.1f GB; want about 11", got)
+	}
+}
+
+// TestProfileOverheads pins the S4 derivation in weights.go: the sampler
+// run dominates the activation peak at 256 sequences, the forward pass at
+// large batched-token budgets.
+func TestProfileOverheads(t *testing.T) {
+	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192})
+	p := modelParams(&c.Model)
+	sampler := 256*151936*24.0 + 8192*4096*2
+	if got := activationPeakBytes(&c, p); got != sampler {
+		t.Errorf("activation peak %.3f GiB; want the sampler's %.3f GiB", got/bytesPerGiB, sampler/bytesPerGiB)
+	}
+	c.MaxNumBatchedTokens = 65536
+	forward := 65536 * 2 * (2*4096 + 3*12288.0)
+	if got := activationPeakBytes(&c, p); got != forward {
+		t.Errorf("activation peak %.3f GiB; want the forward pass's %.3f GiB", got/bytesPerGiB, forward/bytesPerGiB)
+	}
+	if nonTorchBytes(&Config{TensorParallelSize: 1}) >= nonTorchBytes(&Config{TensorParallelSize: 2}) {
+		t.Error("TP > 1 adds no NCCL buffers")
+	}
+	for n, want := range map[int]int{0: 0, 1: 1, 4: 3, 8: 4, 248: 34, 256: 35, 512: 51, 4096: 51} {
+		if got := captureSizesUpTo(n); got != want {
+			t.Errorf("captureSizesUpTo(%d) = %d; want %d", n, got, want)
+		}
+	}
+	// 256 sequences: 51 PIECEWISE + 35 FULL graphs, the log behind the fit (1.58 GiB).
+	c = refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), MaxNumSeqs: 256})
+	if got := cudaGraphBytes(&c) / bytesPerGiB; math.Abs(got-1.578) > 0.01 {
+		t.Errorf("CUDA graphs for 256 sequences = %.3f GiB; want 1.58", got)
+	}
+}
