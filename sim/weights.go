@@ -161,12 +161,14 @@ func drafterWeightBytesPerGPU(c *Config, p paramSplit) float64 {
 //	  160.52 − logged weights 56.04 − logged KV 96.48 = 8.00 GiB.
 //
 // Both logs predate the CUDA-graph estimate (v0.21), so neither contains it.
-// S4: the sampler dominates (below); 24 B × 256 × 151,936 = 0.87 GiB, plus
-// the kept hidden states (0.06 GiB) and 0.15 GiB non-torch = 1.08 GiB, 0.09
-// GiB above the anchor. S1 with the same terms gives 3.48 + 0.06 + 1.15 =
-// 4.7 GiB; the other ~3.3 GiB is Qwen3-VL's vision encoder (profiled on a
-// 16,384-token image, its outputs kept through the text pass), which a
-// text-only profile does not have, so S1 end to end sits ~4 % high.
+// S4: the sampler run dominates (below): 24 B × 256 × 151,936 = 0.87 GiB,
+// plus the kept hidden states (0.06 GiB) and 0.15 GiB non-torch = 1.08 GiB,
+// 0.09 GiB above the anchor (-0.4 % of the KV pool). S1 with the same terms
+// gives 3.48 + 0.06 + 1.15 = 4.69 GiB. The other 3.3 GiB, and the 1.0 GiB of
+// weights the log shows beyond the text stack's 55.03 GiB, are Qwen3-VL's
+// vision tower and its encoder profile (a 16,384-token image whose outputs
+// stay cached through the text pass), which a text-only profile does not
+// have: S1 end to end comes out 4.5 % high.
 const (
 	// samplerBytesPerLogit: the dummy sampler run on max_num_seqs rows of
 	// vocab-wide logits (gpu_model_runner.py _dummy_sampler_run) holds fp32

@@ -1,9 +1,143 @@
 package sim
 
 import (
+	"bufio"
 	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
 )
+
+// Test helpers shared by the capacity, step-model and defaults tests.
+
+func refCatalog(t testing.TB) *profiles.Catalog {
+	t.Helper()
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func refModel(t testing.TB, name string) profiles.Model {
+	t.Helper()
+	m, err := refCatalog(t).Model(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func refGPU(t testing.TB, name string) profiles.GPU {
+	t.Helper()
+	g, err := refCatalog(t).GPU(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// refQwen25VL7B is Qwen2.5-VL-7B-Instruct's text stack (config.json); it is not
+// in the catalog.
+func refQwen25VL7B() profiles.Model {
+	return profiles.Model{Name: "qwen2.5-vl-7b", Layers: 28, HiddenSize: 3584, NumHeads: 28, NumKVHeads: 4,
+		HeadDim: 128, IntermediateSize: 18944, VocabSize: 152064, TotalParamsB: 8.29, ActiveParamsB: 8.29,
+		MaxModelLen: 128000, WeightDtype: "bf16"}
+}
+
+// refGPU24 is a 24 GB consumer card as torch reports it (RTX 3090: 23.58 GiB).
+func refGPU24() profiles.GPU { return profiles.GPU{Name: "rtx-3090", MemoryGiB: 23.58} }
+
+func refResolved(t testing.TB, c Config) Config {
+	t.Helper()
+	if err := c.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func refRelErr(got, want float64) float64 { return (got - want) / want }
+
+// refPoint is one V1 row of testdata/vllm/kv-capacity-datapoints.md.
+type refPoint struct {
+	availGiB    float64 // 0 when not logged
+	tokens      int64
+	concurrency float64 // 0 when not logged
+	blocks      int     // "derived: N GPU blocks", when given
+}
+
+// refDatapoints parses the fixture table by row id.
+func refDatapoints(t *testing.T) map[string]refPoint {
+	t.Helper()
+	f, err := os.Open("../testdata/vllm/kv-capacity-datapoints.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	num := regexp.MustCompile(`[\d,]+(\.\d+)?`)
+	derived := regexp.MustCompile(`derived: ([\d,]+) (GPU|cuda) blocks`)
+	parse := func(s string) float64 {
+		v, _ := strconv.ParseFloat(strings.ReplaceAll(num.FindString(s), ",", ""), 64)
+		return v
+	}
+	points := map[string]refPoint{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "|")
+		if len(cols) < 15 || !strings.HasPrefix(strings.TrimSpace(cols[1]), "S") {
+			continue
+		}
+		p := refPoint{availGiB: parse(cols[11]), tokens: int64(parse(cols[12])), concurrency: parse(cols[13])}
+		if m := derived.FindStringSubmatch(cols[12]); m != nil {
+			p.blocks = int(parse(m[1]))
+		}
+		points[strings.TrimSpace(cols[1])] = p
+	}
+	if len(points) < 9 {
+		t.Fatalf("parsed %d data points from the fixture, want at least 9", len(points))
+	}
+	return points
+}
+
+// refStartupLog holds what the S1 log says.
+type refStartupLog struct {
+	weightsGiB, availGiB float64
+	tokens, maxLen       int64
+	concurrency          float64
+}
+
+var (
+	refReAvail   = regexp.MustCompile(`Available KV cache memory: ([\d.]+) GiB`)
+	refReTokens  = regexp.MustCompile(`GPU KV cache size: ([\d,]+) tokens`)
+	refReConc    = regexp.MustCompile(`Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x`)
+	refReWeights = regexp.MustCompile(`Model loading took ([\d.]+) GiB`)
+)
+
+// refParseStartupLog reads the capacity lines of a vLLM startup log; it
+// accepts the old two-line and the new one-line forms.
+func refParseStartupLog(t *testing.T, text string) refStartupLog {
+	t.Helper()
+	f := func(re *regexp.Regexp, i int) float64 {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no %q in log", re)
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(m[i], ",", ""), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	l := refStartupLog{availGiB: f(refReAvail, 1), tokens: int64(f(refReTokens, 1)), maxLen: int64(f(refReConc, 1)), concurrency: f(refReConc, 2)}
+	if refReWeights.MatchString(text) {
+		l.weightsGiB = f(refReWeights, 1)
+	}
+	return l
+}
 
 // TestModelParams checks the parameter split against the architectures
 // (hardware-and-models.md §2).

@@ -119,13 +119,13 @@ func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
 	if f.specConfig != "" && f.specConfig != "off" {
 		sc, err := sim.ParseSpeculativeConfig(f.specConfig)
 		if err != nil {
-			return cfg, badInput(fmt.Errorf("--speculative-config: %w", err))
+			return cfg, badInput(err)
 		}
 		if sc != nil {
 			if f.acceptance != "" {
 				sc.AcceptanceRates, err = sim.ParseAcceptance(f.acceptance, sc.NumSpeculativeTokens)
 				if err != nil {
-					return cfg, badInput(fmt.Errorf("--acceptance: %w", err))
+					return cfg, badInput(err)
 				}
 			} else {
 				sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
