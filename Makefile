@@ -1,5 +1,6 @@
 # thinkcap: make build | test | bench | lint | run
 GO ?= go
+# The whole-run simulation benchmarks run once each; micro-benchmarks run 1 s.
 BENCHTIME ?= 1x
 
 .PHONY: build test bench lint run fuzz
@@ -14,7 +15,8 @@ test:
 
 # Speed and memory targets (README quotes the latest figures).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -timeout 20m ./...
+	$(GO) test -run '^$$' -bench 'Simulate' -benchmem -benchtime $(BENCHTIME) -timeout 20m ./sim
+	$(GO) test -run '^$$' -bench . -skip 'Simulate' -benchmem -timeout 20m ./...
 
 lint:
 	@test -z "$$(gofmt -l . | grep -v '^testdata/')" || { gofmt -l . | grep -v '^testdata/'; exit 1; }

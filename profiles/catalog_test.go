@@ -160,10 +160,9 @@ func TestGPUSpotChecks(t *testing.T) {
 		}
 	}
 	// The H200 takes the H100's calibrated Hopper coefficients.
-	if h100, _ := c.GPU("h100-sxm"); true {
-		if h200, _ := c.GPU("h200"); h200.Step != h100.Step {
-			t.Errorf("h200 step = %+v, want the h100's %+v", h200.Step, h100.Step)
-		}
+	h100, _ := c.GPU("h100-sxm")
+	if h200, _ := c.GPU("h200"); h200.Step != h100.Step {
+		t.Errorf("h200 step = %+v, want the h100's %+v", h200.Step, h100.Step)
 	}
 }
 
