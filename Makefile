@@ -31,3 +31,6 @@ fuzz:
 	$(GO) test ./workload -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzParseDist -fuzztime $(FUZZTIME)
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadYAML -fuzztime $(FUZZTIME)
+	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadStepCoefficients -fuzztime $(FUZZTIME)
+	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSpeculativeConfig -fuzztime $(FUZZTIME)
+	$(GO) test ./sim -run '^$$' -fuzz FuzzParseAcceptance -fuzztime $(FUZZTIME)

@@ -289,3 +289,35 @@ func TestEvictedOwnBlocksAreRecomputed(t *testing.T) {
 		t.Fatalf("recomputed %d, want all %d lost tokens", b.recomputed, lost)
 	}
 }
+
+func TestPriorityPolicyPreemptsLowestPriority(t *testing.T) {
+	// b (priority 1) is admitted first, a (priority 0) later, so a is the
+	// running tail: FCFS would preempt a, PRIORITY preempts b.
+	for _, tc := range []struct {
+		priority bool
+		victim   int
+	}{{false, 0}, {true, 1}} {
+		e, _ := testEngine(t, 10, 16, 1024)
+		e.priority = tc.priority
+		if tc.priority {
+			e.waiting = &priorityQueue{}
+		}
+		b := newTestSeq(1, 64, 200, 0)
+		b.priority = 1
+		e.enqueue(b, 0)
+		step(t, e)
+		a := newTestSeq(0, 64, 200, 0)
+		a.arrival = e.now
+		e.enqueue(a, e.now)
+		for e.preemptions == 0 {
+			step(t, e)
+		}
+		got := a
+		if b.preemptions > 0 {
+			got = b
+		}
+		if got.idx != tc.victim || got.running {
+			t.Fatalf("priority=%v: preempted request %d, want %d", tc.priority, got.idx, tc.victim)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Exit codes.
@@ -24,17 +25,51 @@ func main() {
 // run executes the command line and decides the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := newRootCmd(stdout, stderr)
-	cmd.SetArgs(args)
+	cmd.SetArgs(vllmShorthands(args))
 	err := cmd.Execute()
 	if err == nil {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "thinkcap: %v\n", err)
 	var bad *badInputError
-	if errors.As(err, &bad) {
+	if errors.As(err, &bad) || isUsageError(err) {
 		return exitBadInput
 	}
 	return exitCheckFailed
+}
+
+// isUsageError recognises cobra's own usage errors (unknown command,
+// wrong number of arguments), which it does not type.
+func isUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires ", "invalid argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// vllmShorthands accepts vLLM's multi-letter short flags (-tp, -pp, -sc),
+// which pflag cannot declare, by spelling them out.
+func vllmShorthands(args []string) []string {
+	long := map[string]string{"-tp": "--tensor-parallel-size", "-sc": "--speculative-config"}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		if l, ok := long[name]; ok {
+			out[i] = l
+			if hasValue {
+				out[i] += "=" + value
+			}
+		}
+	}
+	return out
 }
 
 // badInputError marks an error caused by the user's input: exit code 2.

@@ -142,6 +142,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bad output", []string{"simulate", "-o", "yaml"}, "-o"},
 		{"unknown flag", []string{"simulate", "--nope"}, "unknown flag"},
 		{"bad kv dtype", []string{"capacity", "--kv-cache-dtype", "int3"}, "kv-cache-dtype"},
+		{"unknown command", []string{"simulat"}, "unknown command"},
+		{"stray argument", []string{"simulate", "extra"}, "unknown command"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,6 +175,26 @@ func TestCapacityJSON(t *testing.T) {
 	// 1000 blocks / cdiv(8000, 16) = 2.0 requests of 8000 tokens.
 	if c.NumGPUBlocks != 1000 || c.BlockSize != 16 || c.MaxConcurrency != 2 || c.KVCacheTokens != 16000 {
 		t.Fatalf("capacity %+v", c)
+	}
+}
+
+// TestVLLMShorthands: -tp works as with vllm serve.
+func TestVLLMShorthands(t *testing.T) {
+	for _, args := range [][]string{{"-tp", "2"}, {"-tp=2"}, {"--tensor-parallel-size", "2"}, {"-t", "2"}} {
+		out, errOut, code := thinkcap(t, append([]string{"capacity", "--model", "qwen3-32b", "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var c struct {
+			KVBytesPerToken int64 `json:"kv_bytes_per_token"`
+		}
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatal(err)
+		}
+		// 64 layers x 8 KV heads / 2 GPUs x 128 x 2 (K,V) x 2 bytes.
+		if c.KVBytesPerToken != 64*4*128*2*2 {
+			t.Fatalf("%v: kv bytes per token %d, want the TP=2 shard", args, c.KVBytesPerToken)
+		}
 	}
 }
 
