@@ -18,6 +18,16 @@ type Request struct {
 	// Priority is vLLM's request priority (lower is served first) for
 	// --scheduling-policy priority; 0 by default.
 	Priority int `json:"priority,omitempty"`
+	// Correct says whether the answer was judged correct (an eval or a
+	// verifier), when the log knows; drift compares accuracy with it.
+	Correct *bool `json:"correct,omitempty"`
+	// After names the request (by ID) whose completion issues this one: a
+	// gateway's follow-up call, such as phase 2 of a two-phase thinking
+	// budget or an escalation retry. ArrivalS is then the delay after that
+	// completion. A follow-up's prefix (PrefixTokens with no PrefixID) is
+	// its predecessor's whole sequence, which the prefix cache may still
+	// hold.
+	After string `json:"after,omitempty"`
 }
 
 // OutputTokens is the number of generated tokens: thinking plus answer.

@@ -31,6 +31,11 @@ type Result struct {
 	// QueueS is the time from arrival to first being scheduled.
 	QueueS      float64 `json:"queue_s"`
 	Preemptions int     `json:"preemptions"`
+	// Continued marks a request whose user-visible answer comes from a
+	// follow-up request (one whose After names it). For a follow-up, TTFT,
+	// TTFA and E2E are measured from the arrival of the first request of the
+	// chain: what the user waited.
+	Continued bool `json:"continued,omitempty"`
 	// RecomputedTokens counts tokens computed again after preemptions.
 	RecomputedTokens int `json:"recomputed_tokens,omitempty"`
 	Replica          int `json:"replica"`
