@@ -25,6 +25,10 @@ import (
 //     thought until its budget ran out never showed the user anything);
 //   - TPOT only over requests with more than one output token (it is the mean
 //     gap after the first token, so one token has no gap).
+//
+// A chain of calls linked by After counts as one user request for TTFT and
+// queue time (its first call) and for TTFA and E2E (its last call, marked by
+// Continued on the others); tokens and throughput count every call.
 func Summarize(kind string, results []workload.Result, durationS float64) Summary {
 	s := Summary{Kind: kind, DurationS: durationS}
 	s.Requests.Total = len(results)
@@ -42,11 +46,19 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 		}
 		s.Requests.Completed++
 
-		ttft = append(ttft, r.TTFTS)
-		e2e = append(e2e, r.E2ES)
-		queue = append(queue, r.QueueS)
-		if r.AnswerTokens > 0 {
-			ttfa = append(ttfa, r.TTFAS)
+		// A chain of calls (two-phase budget, escalation) is one user
+		// request: its first token and queue wait come from the first
+		// call, its answer and end from the last (follow-ups measure from
+		// the chain's first arrival).
+		if r.After == "" {
+			ttft = append(ttft, r.TTFTS)
+			queue = append(queue, r.QueueS)
+		}
+		if !r.Continued {
+			e2e = append(e2e, r.E2ES)
+			if r.AnswerTokens > 0 {
+				ttfa = append(ttfa, r.TTFAS)
+			}
 		}
 		if r.OutputTokens() > 1 {
 			tpot = append(tpot, r.TPOTS)

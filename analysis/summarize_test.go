@@ -143,3 +143,24 @@ func checkFloats(t *testing.T, name string, got, want []float64) {
 		}
 	}
 }
+
+// TestSummarizeChains: a two-phase chain is one user request for the
+// user-facing latencies.
+func TestSummarizeChains(t *testing.T) {
+	rs := []workload.Result{
+		{Request: workload.Request{ID: "a", PromptTokens: 10, ThinkTokens: 100}, Status: workload.StatusOK,
+			TTFTS: 0.1, QueueS: 0.05, E2ES: 2, Continued: true},
+		{Request: workload.Request{ID: "a/answer", After: "a", PromptTokens: 113, AnswerTokens: 20}, Status: workload.StatusOK,
+			TTFTS: 2.3, TTFAS: 2.3, QueueS: 0.2, E2ES: 3},
+	}
+	s := Summarize("simulation", rs, 10)
+	if s.LatencyS.TTFT.Mean != 0.1 || s.LatencyS.Queue.Mean != 0.05 {
+		t.Errorf("TTFT %v queue %v: want the first call's", s.LatencyS.TTFT, s.LatencyS.Queue)
+	}
+	if s.LatencyS.E2E.Mean != 3 || s.LatencyS.TTFA.Mean != 2.3 {
+		t.Errorf("E2E %v TTFA %v: want the last call's", s.LatencyS.E2E, s.LatencyS.TTFA)
+	}
+	if s.Throughput.ThinkTokensPerS != 10 || s.Throughput.AnswerTokensPerS != 2 {
+		t.Errorf("throughput %+v: every call's tokens count", s.Throughput)
+	}
+}

@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/thinkcap/thinkcap/workload"
+
 // Summary is DESIGN.md's summary JSON, printed by `simulate -o json` and
 // `loadtest`, and read back by `verify`. Keys may be added, never renamed.
 type Summary struct {
@@ -15,6 +17,13 @@ type Summary struct {
 	KVUsage     KVUsage       `json:"kv_usage"`
 	Running     Occupancy     `json:"running"`
 	Waiting     Occupancy     `json:"waiting"`
+	// Transforms reports the what-if transforms applied to the traffic.
+	Transforms []workload.TransformReport `json:"transforms,omitempty"`
+	// Pools holds one summary per pool when traffic is routed to several;
+	// the top level then summarises every request together.
+	Pools []Summary `json:"pools,omitempty"`
+	// Pool names this summary's pool inside Pools.
+	Pool string `json:"pool,omitempty"`
 }
 
 // Config is the deployment that produced the summary.

@@ -33,9 +33,13 @@ func WriteTable(w io.Writer, s *Summary) error {
 		title = "thinkcap " + s.Kind + " summary"
 	}
 	fmt.Fprintf(ew, "%s\n", title)
-	for _, render := range []func(io.Writer, *Summary) error{
+	renders := []func(io.Writer, *Summary) error{
 		writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
-	} {
+	}
+	if len(s.Transforms) > 0 {
+		renders = append(renders, writeTransforms)
+	}
+	for _, render := range renders {
 		fmt.Fprintln(ew)
 		if err := render(ew, s); err != nil {
 			return fmt.Errorf("write summary table: %w", err)
@@ -161,6 +165,18 @@ func writeServer(w io.Writer, s *Summary) error {
 	}
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// writeTransforms prints what the what-if transforms changed, if any ran.
+func writeTransforms(w io.Writer, s *Summary) error {
+	t := newTable(w, "what-if", "requests changed", "requests added", "think tokens saved", "answers lost")
+	for _, r := range s.Transforms {
+		row := []string{r.Name, formatInt(int64(r.Changed)), formatInt(int64(r.Added)), formatInt(r.ThinkTokensSaved), formatInt(int64(r.AnswersLost))}
+		if err := t.Append(row); err != nil {
 			return err
 		}
 	}

@@ -116,6 +116,15 @@ func (p *blockPool) parkDead(n int) {
 	p.park(g)
 }
 
+// forget marks a parked group as one nobody will hit any more.
+func (p *blockPool) forget(g *cacheGroup) {
+	if g.inLRU {
+		g.dead = true
+	} else {
+		p.recycle(g)
+	}
+}
+
 func (p *blockPool) unlink(g *cacheGroup) {
 	p.lru.remove(g)
 	g.inLRU = false

@@ -152,7 +152,9 @@ func (e *engine) release(s *seq, preempted bool) {
 		full := max(0, min(s.computed, s.numTokens)/e.bs-s.shared)
 		full = min(full, private)
 		e.pool.release(private - full)
-		if preempted && full > 0 {
+		if (preempted || s.keepBlocks) && full > 0 {
+			// Kept hittable: by the request itself when it resumes, or by
+			// its follow-up (inheritBlocks).
 			g := e.pool.newGroup()
 			g.blocks = full
 			e.pool.park(g)

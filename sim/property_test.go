@@ -53,6 +53,18 @@ func randomCase(t *testing.T, r *rand.Rand) (Config, []workload.Request, Options
 			reqs[i].PrefixID = fmt.Sprint("p", r.IntN(3))
 			reqs[i].PrefixTokens = r.IntN(reqs[i].PromptTokens + 1)
 		}
+		if i > 0 && r.IntN(5) == 0 {
+			// A follow-up (two-phase, escalation), sometimes continuing
+			// its predecessor's sequence.
+			p := reqs[r.IntN(i)]
+			reqs[i].After = p.ID
+			reqs[i].ArrivalS = r.Float64() / 10
+			if r.IntN(2) == 0 {
+				reqs[i].PrefixID = ""
+				reqs[i].PrefixTokens = p.TotalTokens()
+				reqs[i].PromptTokens = p.TotalTokens() + 1 + r.IntN(200)
+			}
+		}
 	}
 	opt := Options{Timeline: true}
 	if r.IntN(4) == 0 {
@@ -92,7 +104,7 @@ func TestInvariants(t *testing.T) {
 			engineNow := make([]int64, len(c.engines))
 			for events := 0; ; events++ {
 				// The next event's time never goes back.
-				at := c.nextArrival()
+				at, _ := c.nextArrival()
 				for _, e := range c.engines {
 					at = min(at, e.nextEvent())
 				}
@@ -118,6 +130,9 @@ func TestInvariants(t *testing.T) {
 				want := 1
 				if q := reqs[idx]; res.Status == workload.StatusRejected && (q.TotalTokens() > cfg.MaxModelLen || q.OutputTokens() < 1) {
 					want = 0 // rejected at the door, never in an engine
+				}
+				if res.Status == workload.StatusCancelled {
+					want = 0 // a follow-up of a failed request is never sent
 				}
 				if ended[idx] != want {
 					t.Fatalf("request %d ended %d times (status %q)", idx, ended[idx], res.Status)

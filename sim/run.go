@@ -48,9 +48,11 @@ type cluster struct {
 	engines  []*engine
 	opt      Options
 
-	next      int     // next request to issue
-	closedDue []int64 // closed loop: issue times of requests not yet issued
-	rr        int     // round-robin cursor
+	roots     []int   // requests issued by the arrival process, in order
+	next      int     // next of roots to issue
+	closedDue []int64 // closed loop: issue times of roots not yet issued
+	follow    followUps
+	rr        int // round-robin cursor
 	done      int
 	end       int64
 }
@@ -72,8 +74,16 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 		}
 		c.engines = append(c.engines, e)
 	}
+	if err := c.follow.index(reqs); err != nil {
+		return nil, err
+	}
+	for i := range reqs {
+		if !c.follow.dependent(i) {
+			c.roots = append(c.roots, i)
+		}
+	}
 	if opt.Concurrency > 0 {
-		for range min(opt.Concurrency, len(reqs)) {
+		for range min(opt.Concurrency, len(c.roots)) {
 			c.closedDue = append(c.closedDue, 0)
 		}
 	}
@@ -139,7 +149,7 @@ func (c *cluster) run() {
 // equal times arrivals go first, so requests arriving at the same instant
 // are scheduled together.
 func (c *cluster) advance() bool {
-	ta := c.nextArrival()
+	ta, idx := c.nextArrival()
 	te, ei := int64(never), -1
 	for i, e := range c.engines {
 		if t := e.nextEvent(); t < te {
@@ -150,50 +160,69 @@ func (c *cluster) advance() bool {
 		return false
 	}
 	if ta <= te {
-		c.issue(ta)
+		c.issue(ta, idx)
 	} else {
 		c.engines[ei].fire()
 	}
 	return true
 }
 
-func (c *cluster) nextArrival() int64 {
-	if c.next >= len(c.reqs) {
-		return never
-	}
-	if c.opt.Concurrency > 0 {
-		if len(c.closedDue) == 0 {
-			return never
+// nextArrival is the time and index of the next request to issue: the
+// arrival process's next one, or a follow-up whose predecessor finished.
+func (c *cluster) nextArrival() (int64, int) {
+	t, idx := int64(never), -1
+	if c.next < len(c.roots) {
+		idx = c.roots[c.next]
+		switch {
+		case c.opt.Concurrency == 0:
+			t = secondsToNs(c.reqs[idx].ArrivalS)
+		case len(c.closedDue) > 0:
+			t = c.closedDue[0]
 		}
-		return c.closedDue[0]
 	}
-	return secondsToNs(c.reqs[c.next].ArrivalS)
+	if ft, fi := c.follow.peek(); ft <= t {
+		return ft, fi
+	}
+	return t, idx
 }
 
-// issue sends the next request at time t: rejected outright when it cannot
-// fit max_model_len (vLLM answers 400 before it reaches the engine),
-// otherwise to the replica the router picks.
-func (c *cluster) issue(t int64) {
-	i := c.next
-	c.next++
-	if c.opt.Concurrency > 0 {
-		c.closedDue = c.closedDue[1:]
+// issue sends request i at time t: rejected outright when it cannot fit
+// max_model_len (vLLM answers 400 before it reaches the engine), otherwise
+// to the replica the router picks.
+func (c *cluster) issue(t int64, i int) {
+	root := t
+	if p := c.follow.parentOf(i); p >= 0 {
+		c.follow.pop()
+		root = c.seqs[p].rootArrival
+	} else {
+		c.next++
+		if c.opt.Concurrency > 0 {
+			c.closedDue = c.closedDue[1:]
+		}
 	}
 	r := &c.reqs[i]
 	s := &c.seqs[i]
 	*s = seq{
-		idx: i, arrival: t, priority: r.Priority,
+		idx: i, arrival: t, rootArrival: root, priority: r.Priority,
 		prompt: r.PromptTokens, think: r.ThinkTokens, output: r.OutputTokens(),
 		numTokens: r.PromptTokens, prefixID: r.PrefixID, prefixTokens: r.PrefixTokens,
 		firstScheduled: -1, firstToken: -1, firstAnswer: -1, lastToken: -1,
+		keepBlocks: c.follow.wantsBlocks(i),
 	}
 	if r.PromptTokens < 1 || r.TotalTokens() > c.cfg.MaxModelLen || s.output < 1 {
 		s.rejected = true
+		if p := c.follow.parentOf(i); p >= 0 && c.seqs[p].own != nil {
+			c.engines[c.seqs[p].replica].pool.forget(c.seqs[p].own)
+			c.seqs[p].own = nil
+		}
 		c.finishAt(s, t)
 		return
 	}
 	e := c.route()
 	s.replica = e.id
+	if p := c.follow.parentOf(i); p >= 0 {
+		c.inheritBlocks(s, &c.seqs[p], e)
+	}
 	e.enqueue(s, t)
 }
 
@@ -229,15 +258,46 @@ func (c *cluster) route() *engine {
 
 func (c *cluster) finished(e *engine, s *seq) { c.finishAt(s, e.now) }
 
-// finishAt records the result of a request that ended at t and, in closed
-// loop, issues the next one at that instant.
+// finishAt records the result of a request that ended at t, issues its
+// follow-ups (or cancels them if it failed), and in closed loop issues the
+// next request once the whole chain is done.
 func (c *cluster) finishAt(s *seq, t int64) {
-	c.results[s.idx] = resultOf(&c.reqs[s.idx], s)
-	c.done++
-	c.end = max(c.end, t)
-	if c.opt.Concurrency > 0 && c.next+len(c.closedDue) < len(c.reqs) {
+	res := resultOf(&c.reqs[s.idx], s)
+	chainDone := true
+	if kids := c.follow.children(s.idx); len(kids) > 0 {
+		if s.rejected {
+			c.cancel(kids, t)
+		} else {
+			res.Continued = true
+			chainDone = false
+			for _, k := range kids {
+				c.follow.push(t+secondsToNs(c.reqs[k].ArrivalS), k)
+			}
+		}
+	}
+	c.results[s.idx] = res
+	c.record(t)
+	if chainDone && c.opt.Concurrency > 0 && c.next+len(c.closedDue) < len(c.roots) {
 		c.closedDue = append(c.closedDue, t)
 	}
+}
+
+// cancel records follow-ups that will never be sent because a predecessor
+// failed.
+func (c *cluster) cancel(kids []int, t int64) {
+	for _, k := range kids {
+		res := workload.Result{Request: c.reqs[k], Status: workload.StatusCancelled}
+		res.Error = "predecessor " + c.reqs[k].After + " did not complete"
+		c.results[k] = res
+		c.record(t)
+		c.cancel(c.follow.children(k), t)
+	}
+}
+
+// record counts a finished request for progress.
+func (c *cluster) record(t int64) {
+	c.done++
+	c.end = max(c.end, t)
 	if c.opt.Progress != nil && (c.done%1024 == 0 || c.done == len(c.reqs)) {
 		c.opt.Progress(c.done, len(c.reqs))
 	}
@@ -251,17 +311,20 @@ func nsToSeconds(ns int64) float64 { return float64(ns) / 1e9 }
 func resultOf(r *workload.Request, s *seq) workload.Result {
 	res := workload.Result{Request: *r, Replica: s.replica}
 	res.ArrivalS = nsToSeconds(s.arrival)
+	// A follow-up's latencies count from the chain's first arrival: what the
+	// user waited. Queue time is its own.
+	from := s.rootArrival
 	if s.rejected {
 		res.Status = workload.StatusRejected
 		res.Error = fmt.Sprintf("prompt plus output (%d tokens) does not fit max_model_len", r.TotalTokens())
 		return res
 	}
 	res.Status = workload.StatusOK
-	res.TTFTS = nsToSeconds(s.firstToken - s.arrival)
-	res.E2ES = nsToSeconds(s.lastToken - s.arrival)
+	res.TTFTS = nsToSeconds(s.firstToken - from)
+	res.E2ES = nsToSeconds(s.lastToken - from)
 	res.QueueS = nsToSeconds(s.firstScheduled - s.arrival)
 	if s.firstAnswer >= 0 {
-		res.TTFAS = nsToSeconds(s.firstAnswer - s.arrival)
+		res.TTFAS = nsToSeconds(s.firstAnswer - from)
 	}
 	switch {
 	case s.think == 0:
@@ -275,6 +338,7 @@ func resultOf(r *workload.Request, s *seq) workload.Result {
 		res.TPOTS = nsToSeconds(s.lastToken-s.firstToken) / float64(s.generated-1)
 	}
 	res.Preemptions = s.preemptions
+	res.CachedTokens = s.cachedTokens
 	res.RecomputedTokens = s.recomputed
 	return res
 }

@@ -83,6 +83,7 @@ func (e *engine) schedule() bool {
 		e.running = append(e.running, s)
 		if s.firstScheduled < 0 {
 			s.firstScheduled = e.now
+			s.cachedTokens = h.blocks * e.bs
 		}
 		e.add(s, n, 0)
 		tokenBudget -= n

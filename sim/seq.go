@@ -33,6 +33,8 @@ type seq struct {
 
 	idx            int   // index of the request (and its result)
 	arrival        int64 // ns
+	rootArrival    int64 // arrival of the first request of its follow-up chain
+	keepBlocks     bool  // a follow-up will want this request's blocks as its prefix
 	firstScheduled int64
 	priority       int
 	prompt         int
@@ -40,7 +42,8 @@ type seq struct {
 	prefixTokens   int
 	replica        int
 
-	preemptions int
+	cachedTokens int // prefix-cache hit at first admission
+	preemptions  int
 	// lostTokens is computed at the last preemption: what must be recomputed.
 	lostTokens int
 	recomputed int

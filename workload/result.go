@@ -36,9 +36,15 @@ type Result struct {
 	// TTFA and E2E are measured from the arrival of the first request of the
 	// chain: what the user waited.
 	Continued bool `json:"continued,omitempty"`
+	// CachedTokens is the prompt's prefix-cache hit when first scheduled
+	// (vLLM's usage.prompt_tokens_details.cached_tokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	// RecomputedTokens counts tokens computed again after preemptions.
 	RecomputedTokens int `json:"recomputed_tokens,omitempty"`
 	Replica          int `json:"replica"`
+	// Pool names the pool that served the request when traffic is routed
+	// to several (simulate --route); empty for the main pool.
+	Pool string `json:"pool,omitempty"`
 	// Load-test only.
 	ScheduledS  float64 `json:"scheduled_s,omitempty"`
 	SentS       float64 `json:"sent_s,omitempty"`

@@ -16,6 +16,7 @@ import (
 type simulateOptions struct {
 	dep              deploymentFlags
 	traffic          trafficFlags
+	whatIf           whatIfFlags
 	output           string
 	resultsPath      string
 	timelinePath     string
@@ -45,6 +46,7 @@ the seed tutorial's three effort modes mixed 70/25/5.`,
 	fs := cmd.Flags()
 	o.dep.register(fs)
 	o.traffic.register(fs)
+	o.whatIf.register(fs)
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json (DESIGN.md's summary JSON)")
 	fs.StringVar(&o.resultsPath, "results", "", "write per-request result records (JSONL) to this file")
 	fs.StringVar(&o.timelinePath, "timeline", "", "write KV usage, running, waiting and preemptions over time (CSV) to this file")
@@ -72,34 +74,117 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgress(cmd.ErrOrStderr(), "simulating")
-	rep, err := sim.Run(cfg, reqs, sim.Options{
-		Concurrency: o.traffic.concurrency,
-		Timeline:    o.timelinePath != "",
-		Progress:    bar.update,
-	})
-	bar.done()
+	reqs, transforms, err := o.whatIf.apply(reqs, o.dep.seed)
 	if err != nil {
-		return badInput(err)
+		return err
+	}
+	pools := []pool{{cfg: cfg, reqs: reqs}}
+	if o.whatIf.route != "" {
+		kept, routed, err := workload.Route(reqs, o.whatIf.route, uint64(o.dep.seed))
+		if err != nil {
+			return badInput(err)
+		}
+		rcfg, err := o.whatIf.routeConfig(o.dep, cat)
+		if err != nil {
+			return err
+		}
+		rcfg.TimelineIntervalS = o.timelineInterval
+		pools = []pool{{name: "thinking", cfg: cfg, reqs: kept}, {name: "route", cfg: rcfg, reqs: routed}}
+	}
+	var results []workload.Result
+	var timeline []sim.TimelineSample
+	replicas := 0
+	for i := range pools {
+		p := &pools[i]
+		bar := newProgress(cmd.ErrOrStderr(), "simulating "+p.name)
+		p.rep, err = sim.Run(p.cfg, p.reqs, sim.Options{
+			Concurrency: o.traffic.concurrency,
+			Timeline:    o.timelinePath != "",
+			Progress:    bar.update,
+		})
+		bar.done()
+		if err != nil {
+			return badInput(err)
+		}
+		for _, r := range p.rep.Results {
+			r.Pool = p.name
+			if p.name == "thinking" {
+				r.Pool = ""
+			}
+			r.Replica += replicas
+			results = append(results, r)
+		}
+		for _, t := range p.rep.Timeline {
+			t.Replica += replicas // the route pool's replicas follow the main pool's
+			timeline = append(timeline, t)
+		}
+		replicas += p.cfg.Replicas
 	}
 	if o.resultsPath != "" {
-		if err := writeResults(o.resultsPath, rep.Results); err != nil {
+		if err := writeResults(o.resultsPath, results); err != nil {
 			return err
 		}
 	}
 	if o.timelinePath != "" {
-		if err := writeFile(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, rep.Timeline) }); err != nil {
+		if err := writeFile(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, timeline) }); err != nil {
 			return err
 		}
 	}
-	s := simulationSummary(rep)
+	s := simulationSummary(pools[0].rep)
+	if len(pools) > 1 {
+		s = poolsSummary(pools, results)
+	}
+	s.Transforms = transforms
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	return analysis.WriteTable(out, &s)
+	if err := analysis.WriteTable(out, &s); err != nil {
+		return err
+	}
+	for i := range s.Pools {
+		fmt.Fprintf(out, "\npool %q\n", s.Pools[i].Pool)
+		if err := analysis.WriteTable(out, &s.Pools[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pool is one simulated pool of replicas and the traffic routed to it.
+type pool struct {
+	name string
+	cfg  sim.Config
+	reqs []workload.Request
+	rep  *sim.Report
+}
+
+// poolsSummary summarises every request together, with the main pool's
+// deployment, and each pool on its own.
+func poolsSummary(pools []pool, results []workload.Result) analysis.Summary {
+	var duration float64
+	for _, p := range pools {
+		duration = max(duration, p.rep.DurationS)
+	}
+	s := analysis.Summarize("simulation", results, duration)
+	main := simulationSummary(pools[0].rep)
+	s.Config, s.Capacity = main.Config, main.Capacity
+	for _, p := range pools {
+		ps := simulationSummary(p.rep)
+		ps.Pool = p.name
+		s.Preemptions += ps.Preemptions
+		s.Running.Mean += ps.Running.Mean
+		s.Running.Peak += ps.Running.Peak
+		s.Waiting.Mean += ps.Waiting.Mean
+		s.Waiting.Peak += ps.Waiting.Peak
+		s.Pools = append(s.Pools, ps)
+	}
+	// KV usage and ITL differ per pool's hardware: the top level shows the
+	// main pool's; each pool has its own below.
+	s.KVUsage, s.LatencyS.ITL = main.KVUsage, main.LatencyS.ITL
+	return s
 }
 
 // simulationSummary is DESIGN.md's summary JSON of a simulation.
