@@ -29,9 +29,11 @@ const (
 	DistLognormal   = "lognormal"
 	DistExponential = "exponential"
 	DistNormal      = "normal"
+	DistGamma       = "gamma"
+	DistEmpirical   = "empirical"
 )
 
-var distKinds = []string{DistConstant, DistUniform, DistLognormal, DistExponential, DistNormal}
+var distKinds = []string{DistConstant, DistUniform, DistLognormal, DistExponential, DistNormal, DistGamma, DistEmpirical}
 
 // ParseDist parses a distribution spec:
 //
@@ -41,12 +43,24 @@ var distKinds = []string{DistConstant, DistUniform, DistLognormal, DistExponenti
 //	                            p90, p99; e.g. lognormal:p50=400,p99=8000
 //	exponential:mean=X
 //	normal:mean=X,sd=Y          truncated at 0 (negative draws are redrawn)
+//	gamma:shape=K,scale=T       or any two of shape, scale, mean, cv except
+//	                            shape with cv; e.g. gamma:mean=800,cv=1.5
+//	empirical:p0=A,p50=B,p100=C a quantile table: percentiles from p0 to
+//	                            p100, values non-decreasing, sampled by
+//	                            linear interpolation of the inverse CDF
 //
 // Every kind takes optional min=A and max=B (integers): samples are clamped to
 // [A, B]. Clamping to max is deliberate, not a truncation: it puts the tail's
 // mass at the cap, as a max_tokens or thinking budget does. Samples are
 // rounded to the nearest integer and never exceed MaxTokens. Kinds and keys
 // are case-insensitive.
+//
+// Every kind also takes spike=V@P, any number of times: with probability P
+// the sample is exactly V (an integer token count, not clamped), otherwise it
+// comes from the rest of the spec. Spikes model what a smooth shape cannot:
+// the requests cut at max_tokens or a thinking budget (a spike at the cap) and
+// the requests with thinking off (a spike at 0). Their masses add up to less
+// than 1; e.g. lognormal:p50=900,sigma=1,max=4096,spike=0@0.3,spike=4096@0.1.
 //
 // From mean with p90 or p99, two lognormals fit; ParseDist takes the one with
 // the smaller sigma (the larger one has an implausibly low median).
@@ -70,11 +84,22 @@ func parseDist(spec string) (Dist, error) {
 			return parseConstant(kind, nil)
 		}
 	}
-	switch kind {
-	case DistConstant, DistUniform, DistLognormal, DistExponential, DistNormal:
-	default:
+	if !slices.Contains(distKinds, kind) {
 		return nil, fmt.Errorf("unknown kind %q (valid kinds: %s)", kind, strings.Join(distKinds, ", "))
 	}
+	rest, spikes, err := cutSpikes(rest)
+	if err != nil {
+		return nil, err
+	}
+	body, err := parseBody(kind, rest, hasParams)
+	if err != nil || len(spikes) == 0 {
+		return body, err
+	}
+	return &spikedDist{body: body, spikes: spikes, mass: spikeMass(spikes)}, nil
+}
+
+// parseBody parses the spec of one kind once its spikes are cut out.
+func parseBody(kind, rest string, hasParams bool) (Dist, error) {
 	if !hasParams || strings.TrimSpace(rest) == "" {
 		return nil, fmt.Errorf("%s needs parameters, e.g. %s", kind, distExample(kind))
 	}
@@ -96,6 +121,10 @@ func parseDist(spec string) (Dist, error) {
 		return parseLognormal(params)
 	case DistExponential:
 		return parseExponential(params)
+	case DistGamma:
+		return parseGamma(params)
+	case DistEmpirical:
+		return parseEmpirical(params)
 	default:
 		return parseNormal(params)
 	}
@@ -111,6 +140,10 @@ func distExample(kind string) string {
 		return "lognormal:p50=400,p99=8000"
 	case DistExponential:
 		return "exponential:mean=500"
+	case DistGamma:
+		return "gamma:shape=2,scale=400"
+	case DistEmpirical:
+		return "empirical:p0=10,p50=400,p90=2000,p100=8000"
 	default:
 		return "normal:mean=500,sd=100"
 	}

@@ -15,6 +15,8 @@ var (
 	_ Dist = (*lognormalDist)(nil)
 	_ Dist = (*exponentialDist)(nil)
 	_ Dist = (*normalDist)(nil)
+	_ Dist = (*gammaDist)(nil)
+	_ Dist = (*empiricalDist)(nil)
 )
 
 // Constant is a distribution that always gives the same count.

@@ -29,6 +29,18 @@ func TestParseDistCanonical(t *testing.T) {
 		{"exponential:mean=2.5e3,max=4096", "exponential:mean=2500,max=4096"},
 		{"normal:mean=500,sd=100", "normal:mean=500,sd=100"},
 		{"normal:sd=100,mean=0,min=1", "normal:mean=0,sd=100,min=1"},
+		{"gamma:shape=2,scale=400", "gamma:shape=2,scale=400"},
+		{"Gamma:cv=1.5,mean=800,max=4096", "gamma:mean=800,cv=1.5,max=4096"},
+		{"gamma:scale=10,mean=50", "gamma:scale=10,mean=50"},
+		{"empirical:p0=10,p50=400,p100=8000", "empirical:p0=10,p50=400,p100=8000"},
+		{"empirical:p100=9,median=5,p0=1,p99.9=8.5,max=7", "empirical:p0=1,p50=5,p99.9=8.5,p100=9,max=7"},
+		{"empirical:p0=0,p1e1=0,p100=3", "empirical:p0=0,p10=0,p100=3"},
+		{"constant:400,spike=0@0.3", "constant:400,spike=0@0.3"},
+		{"lognormal:spike=4096@0.1,p50=400,p99=8000,max=4096,spike=0@0.3",
+			"lognormal:p50=400,p99=8000,max=4096,spike=0@0.3,spike=4096@0.1"},
+		{"uniform:spike = 7 @ 0.5, 1..3", "uniform:1..3,spike=7@0.5"},
+		{"gamma:mean=900,cv=1,spike=0@0.25", "gamma:mean=900,cv=1,spike=0@0.25"},
+		{"empirical:p0=1,p100=2,spike=5@0.01", "empirical:p0=1,p100=2,spike=5@0.01"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
@@ -49,8 +61,8 @@ func TestParseDistCanonical(t *testing.T) {
 
 func TestParseDistErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
-		{"", "empty spec (valid kinds: constant, uniform, lognormal, exponential, normal)"},
-		{"gamma:k=2", `unknown kind "gamma" (valid kinds: constant, uniform, lognormal, exponential, normal)`},
+		{"", "empty spec (valid kinds: constant, uniform, lognormal, exponential, normal, gamma, empirical)"},
+		{"weibull:k=2", `unknown kind "weibull" (valid kinds: constant, uniform, lognormal, exponential, normal, gamma, empirical)`},
 		{"lots", `unknown kind "lots"`},
 		{"-5", "value: want an integer in [0, 1000000000], got -5"},
 		{"1.5", "want an integer"},
@@ -85,6 +97,33 @@ func TestParseDistErrors(t *testing.T) {
 		{"uniform:1..9,min=5,max=3", "min (5) is above max (3)"},
 		{"uniform:1..9,max=3.5", "max: want an integer"},
 		{"uniform:1..9,min=-1", "min: want an integer"},
+		{"gamma:shape=2", "gamma needs exactly two of shape, scale, mean, cv, got 1"},
+		{"gamma:shape=2,cv=0.7", "shape and cv both set the shape"},
+		{"gamma:shape=0,scale=1", "shape: want a number in (0, 1e+06]"},
+		{"gamma:mean=100,cv=11", "cv: want a number in (0, 10]"},
+		{"gamma:mean=100,scale=1e9", "the parameters give shape 1e-07"},
+		{"gamma:shape=1e6,scale=1e6", "the parameters give mean 1e+12"},
+		{"gamma:k=2", `unknown parameter "k" for gamma (valid: shape, scale, mean, cv, min, max)`},
+		{"empirical:p0=1,p50=2", "empirical needs p0 and p100"},
+		{"empirical:p10=1,p100=2", "empirical needs p0 and p100"},
+		{"empirical:p100=1", "empirical needs p0 and p100"},
+		{"empirical:p0=1,p50=3,p100=2", "p100 (2) is below p50 (3): values must not decrease"},
+		{"empirical:p0=1,p10=2,p10.0=2,p100=3", "percentile 10 given twice"},
+		{"empirical:p0=1,p101=2,p100=3", `unknown parameter "p101" for empirical`},
+		{"empirical:p0=1,q5=2,p100=3", `unknown parameter "q5"`},
+		{"empirical:p0=-1,p100=3", "p0: want a number in [0, 1000000000]"},
+		{"empirical:p0=1,p100=3,min=4,max=2", "min (4) is above max (2)"},
+		{"400,spike=0@0.3", `unknown kind "400,spike=0@0.3"`},
+		{"constant:spike=0@0.3", "constant needs parameters"},
+		{"lognormal:p50=400,p99=8000,spike=0", "spike: want VALUE@MASS"},
+		{"lognormal:p50=400,p99=8000,spike=0@1", "spike mass: want a probability in (0, 1), got 1"},
+		{"lognormal:p50=400,p99=8000,spike=0@0", "spike mass: want a probability in (0, 1), got 0"},
+		{"lognormal:p50=400,p99=8000,spike=1.5@0.1", "spike value: want an integer"},
+		{"lognormal:p50=400,p99=8000,spike=x@0.1", "spike value: want a finite number"},
+		{"lognormal:p50=400,p99=8000,spike=0@nan", "spike mass: want a finite number"},
+		{"lognormal:p50=400,p99=8000,spike=0@0.6,spike=9@0.4", "spike masses add up to 1: want less than 1"},
+		{"lognormal:p50=400,p99=8000,spike=0@0.1,spike=0@0.2", "spike at 0 given twice"},
+		{"lognormal:p50=400,,spike=0@0.1", "empty parameter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {

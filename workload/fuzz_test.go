@@ -47,6 +47,9 @@ func FuzzParseDist(f *testing.F) {
 		"400", "constant:7,max=5", "uniform:10..20,min=12", "lognormal:p50=400,p99=8000,max=16384",
 		"lognormal:mean=900,p90=1e4", "lognormal:median=1500,sigma=1.2", "exponential:mean=500",
 		"normal:mean=0,sd=1e9", "lognormal:p90=1,p99=1.0000001", "uniform:0..1000000000",
+		"gamma:shape=2,scale=400", "gamma:mean=800,cv=1.5,max=4096", "gamma:shape=0.01,scale=1e9",
+		"empirical:p0=10,p50=400,p99.9=8000,p100=8000,min=20", "empirical:p0=0,p0.5=0,p100=1e9",
+		"lognormal:p50=400,p99=8000,max=4096,spike=0@0.3,spike=4096@0.1", "constant:0,spike=1000000000@0.999",
 	} {
 		f.Add(s)
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,34 +13,78 @@ import (
 	"strings"
 )
 
-// Formats of request files. An empty format means: from the file name's
-// extension, else sniffed from the content.
+// Formats of request logs. An empty format means: JSONL or CSV from the
+// file name's extension, else sniffed from the content; JSONL is then
+// openai-usage when its first record has a usage object, else native.
 const (
+	// FormatNative is the request record of DESIGN.md, one JSON object a
+	// line.
+	FormatNative = "native"
+	// FormatOpenAI is OpenAI-style responses or usage records, one JSON
+	// object a line (see openai.go for the fields it reads).
+	FormatOpenAI = "openai-usage"
+	// FormatCSV is CSV with a header row: the native columns, or the
+	// columns a Mapping names.
+	FormatCSV = "csv"
+	// FormatJSONL is JSON lines as such: as a format to read, another name
+	// of native; in ReadStats, JSONL read through a Mapping.
 	FormatJSONL = "jsonl"
-	FormatCSV   = "csv"
 )
+
+// FormatNames lists the formats a request log may be named as.
+func FormatNames() []string { return []string{FormatNative, FormatOpenAI, FormatCSV} }
 
 // maxErrors is how many bad records a read reports before it gives up: enough
 // to show a pattern, few enough to read.
 const maxErrors = 10
 
-// ReadStats describes what a read found, so that a command can warn about it.
-type ReadStats struct {
-	Format string // FormatJSONL or FormatCSV
-	Gzip   bool   // the input was gzip-compressed
-	// Records is the number of request records read.
-	Records int
-	// Reordered counts records that were out of arrival order: each arrived
-	// before a record on an earlier line. The requests returned are stably
-	// sorted by arrival regardless.
-	Reordered int
-	// Timestamps is true when arrivals came from the timestamp field, made
-	// relative to the earliest one.
-	Timestamps bool
+// maxSkipExamples is how many skipped records ReadStats describes.
+const maxSkipExamples = 5
+
+// ReadOptions says how to read a request log. The zero value reads native
+// JSONL or CSV, detected, and fails on the first bad records.
+type ReadOptions struct {
+	// Format is FormatNative (or "jsonl"), FormatOpenAI or FormatCSV;
+	// empty detects it (see FormatNative).
+	Format string
+	// Mapping reads any JSONL or CSV log through an explicit field mapping
+	// (see ParseMapping); Format may then name jsonl or csv, or be empty.
+	Mapping *Mapping
+	// SkipInvalid skips bad records instead of failing, and counts them
+	// in ReadStats. Errors that stop reading (a broken gzip stream, a CSV
+	// header without the needed columns) still fail.
+	SkipInvalid bool
 }
 
-// ReadFile reads request records from a JSONL or CSV file, gzip-compressed or
-// not, and returns them sorted by arrival. See Read.
+// ReadStats describes what a read found, so that a command can warn about it.
+type ReadStats struct {
+	// Format is the format read: FormatNative, FormatOpenAI or FormatCSV;
+	// with a Mapping, FormatJSONL or FormatCSV.
+	Format string
+	Mapped bool // read through a Mapping
+	Gzip   bool // the input was gzip-compressed
+	// Records is the number of request records read (not skipped).
+	Records int
+	// Reordered counts records that were out of arrival order: each arrived
+	// before a record on an earlier line. ReadFile and friends return the
+	// requests stably sorted by arrival regardless.
+	Reordered int
+	// Timestamps is true when arrivals came from absolute timestamps, and
+	// StartUnix is then the unix time (seconds) of arrival 0: the earliest
+	// timestamp for a collected read (ReadFileOptions), the first record's
+	// for a Scanner. The hour of day of a day-shaped rate comes from it.
+	Timestamps bool
+	StartUnix  float64
+	// Skipped counts the records skipped by SkipInvalid, SkipReasons counts
+	// them by problem ("think_tokens: must be a non-negative integer"), and
+	// SkipExamples gives the first few in full, "file:line: problem".
+	Skipped      int
+	SkipReasons  map[string]int
+	SkipExamples []string
+}
+
+// ReadFile reads request records from a request log, gzip-compressed or
+// not, and returns them sorted by arrival. See ReadWithOptions.
 func ReadFile(path string) ([]Request, error) {
 	reqs, _, err := ReadFileWithStats(path)
 	return reqs, err
@@ -49,24 +92,22 @@ func ReadFile(path string) ([]Request, error) {
 
 // ReadFileWithStats is ReadFile that also says what it found.
 func ReadFileWithStats(path string) ([]Request, ReadStats, error) {
+	return ReadFileOptions(path, ReadOptions{})
+}
+
+// ReadFileOptions reads a whole request log as opt says. See
+// ReadWithOptions.
+func ReadFileOptions(path string, opt ReadOptions) ([]Request, ReadStats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, ReadStats{}, fmt.Errorf("read requests: %w", err)
 	}
 	defer f.Close()
-	return ReadWithStats(f, path, "")
+	return ReadWithOptions(f, path, opt)
 }
 
 // Read reads request records from r and returns them stably sorted by
-// arrival. name is used in error messages ("name:line: field: problem") and,
-// when format is empty, to pick the format from its extension (.jsonl, .json,
-// .ndjson or .csv, optionally followed by .gz); when the extension says
-// nothing the format is sniffed from the first non-blank character ('{' means
-// JSONL). gzip input is recognised by its magic bytes and read transparently.
-//
-// Arrivals come from arrival_s, or from timestamp (RFC 3339 or unix seconds)
-// relative to the earliest one; a file must use one or the other. An input
-// with no records is an error. Read reports up to ten bad records at once.
+// arrival; format is as ReadOptions.Format. See ReadWithOptions.
 func Read(r io.Reader, name, format string) ([]Request, error) {
 	reqs, _, err := ReadWithStats(r, name, format)
 	return reqs, err
@@ -74,50 +115,55 @@ func Read(r io.Reader, name, format string) ([]Request, error) {
 
 // ReadWithStats is Read that also says what it found.
 func ReadWithStats(r io.Reader, name, format string) ([]Request, ReadStats, error) {
-	var st ReadStats
-	format, err := resolveFormat(name, format)
-	if err != nil {
-		return nil, st, err
-	}
-	br, gz, err := openInput(r, name)
-	if err != nil {
-		return nil, st, err
-	}
-	st.Gzip = gz
-	if format == "" {
-		if format, err = sniffFormat(br, name); err != nil {
-			return nil, st, err
-		}
-	}
-	st.Format = format
+	return ReadWithOptions(r, name, ReadOptions{Format: format})
+}
 
-	sink := &recordSink{name: name, want: clockUnset}
-	if format == FormatCSV {
-		err = readCSV(br, sink)
-	} else {
-		err = readJSONL(br, sink)
-	}
+// ReadWithOptions reads all request records from r, as a Scanner does (see
+// NewScanner), and returns them stably sorted by arrival. Arrivals from
+// timestamps are made relative to the earliest one, so none is negative.
+// name is used in error messages ("name:line: field: problem"). Without
+// SkipInvalid, ReadWithOptions reports up to ten bad records at once.
+func ReadWithOptions(r io.Reader, name string, opt ReadOptions) ([]Request, ReadStats, error) {
+	s, err := NewScanner(r, name, opt)
 	if err != nil {
-		sink.errs = append(sink.errs, err)
+		return nil, ReadStats{}, err
 	}
-	if len(sink.errs) > 0 {
-		return nil, st, errors.Join(sink.errs...)
+	var (
+		reqs         []Request
+		earliest     float64
+		latest       float64
+		latestLine   int
+		latestSource string
+	)
+	for s.Scan() {
+		req := s.Request()
+		if len(reqs) == 0 || req.ArrivalS > latest {
+			latest, latestLine, latestSource = req.ArrivalS, s.Line(), s.raw.label(fTimestamp)
+		}
+		earliest = min(earliest, req.ArrivalS)
+		reqs = append(reqs, req)
 	}
-	if len(sink.recs) == 0 {
-		return nil, st, fmt.Errorf("%s: no request records", name)
-	}
-	st.Timestamps = sink.want == clockTimestamp
-	reqs, err := sink.requests()
-	if err != nil {
+	st := s.Stats()
+	if err := s.Err(); err != nil {
 		return nil, st, err
 	}
-	st.Records = len(reqs)
+	if st.Timestamps && earliest < 0 {
+		// A Scanner counts from the first record; here the earliest is 0.
+		if latest-earliest > MaxArrivalS {
+			return nil, st, fmt.Errorf("%s:%d: %s: more than %g seconds after the earliest timestamp", name, latestLine, latestSource, float64(MaxArrivalS))
+		}
+		for i := range reqs {
+			reqs[i].ArrivalS -= earliest
+		}
+		st.StartUnix += earliest
+	}
 	st.Reordered = sortByArrival(reqs)
 	return reqs, st, nil
 }
 
-// resolveFormat turns the format argument, or the name's extension when the
-// argument is empty, into FormatJSONL, FormatCSV or "" (sniff).
+// resolveFormat turns a format argument, or the name's extension when the
+// argument is empty, into the syntax to read: FormatJSONL, FormatCSV or ""
+// (sniff). Other readers of JSONL-or-CSV files (eval rows) share it.
 func resolveFormat(name, format string) (string, error) {
 	switch strings.ToLower(format) {
 	case "jsonl", "json", "ndjson":
@@ -128,14 +174,41 @@ func resolveFormat(name, format string) (string, error) {
 	default:
 		return "", fmt.Errorf("%s: unknown format %q (valid: jsonl, csv)", name, format)
 	}
+	return syntaxFromExt(name), nil
+}
+
+// syntaxFromExt is FormatJSONL or FormatCSV from the name's extension (.jsonl,
+// .json, .ndjson or .csv, optionally followed by .gz), else "".
+func syntaxFromExt(name string) string {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
 	switch ext {
 	case ".jsonl", ".json", ".ndjson":
-		return FormatJSONL, nil
+		return FormatJSONL
 	case ".csv":
-		return FormatCSV, nil
+		return FormatCSV
 	}
-	return "", nil
+	return ""
+}
+
+// resolveRequestFormat turns ReadOptions into the syntax to read
+// (FormatJSONL, FormatCSV or "" to sniff) and, for JSONL, the schema
+// (FormatNative, FormatOpenAI, or "" to detect from the first record).
+func resolveRequestFormat(name string, opt ReadOptions) (syntax, schema string, err error) {
+	switch f := strings.ToLower(strings.TrimSpace(opt.Format)); f {
+	case "", "auto":
+		return syntaxFromExt(name), "", nil
+	case FormatNative, FormatJSONL, "json", "ndjson":
+		return FormatJSONL, FormatNative, nil
+	case FormatOpenAI, "openai":
+		if opt.Mapping != nil {
+			return "", "", fmt.Errorf("%s: format %s does not combine with a field mapping (a mapping reads jsonl or csv)", name, FormatOpenAI)
+		}
+		return FormatJSONL, FormatOpenAI, nil
+	case FormatCSV:
+		return FormatCSV, "", nil
+	default:
+		return "", "", fmt.Errorf("%s: unknown format %q (valid: %s)", name, opt.Format, strings.Join(FormatNames(), ", "))
+	}
 }
 
 // openInput buffers r, unwraps gzip when the magic bytes say so (whatever the
@@ -180,64 +253,6 @@ func sniffFormat(br *bufio.Reader, name string) (string, error) {
 	}
 	// Blank or comments only: JSONL reads it and reports that it is empty.
 	return FormatJSONL, nil
-}
-
-// recordSink collects the records of one read and its errors.
-type recordSink struct {
-	name  string
-	want  clock // the clock of the first record, which the rest must use
-	recs  []parsedRecord
-	lines []int // line of each record, for checks made after reading
-	errs  []error
-}
-
-// add validates one raw record read at line. It reports false when there
-// are too many errors to go on.
-func (s *recordSink) add(line int, raw *rawRecord) bool {
-	p, ferr := parseRecord(raw, s.want)
-	if ferr != nil {
-		return s.fail(line, ferr)
-	}
-	if s.want == clockUnset {
-		s.want = p.clock
-	}
-	s.recs = append(s.recs, p)
-	s.lines = append(s.lines, line)
-	return true
-}
-
-// fail records an error at line; it reports false when there are too many.
-func (s *recordSink) fail(line int, err error) bool {
-	s.errs = append(s.errs, fmt.Errorf("%s:%d: %w", s.name, line, err))
-	if len(s.errs) >= maxErrors {
-		s.errs = append(s.errs, fmt.Errorf("%s: too many errors, stopped at line %d", s.name, line))
-		return false
-	}
-	return true
-}
-
-// requests returns the records as requests, timestamps made relative to the
-// earliest one.
-func (s *recordSink) requests() ([]Request, error) {
-	reqs := make([]Request, len(s.recs))
-	if s.want != clockTimestamp {
-		for i := range s.recs {
-			reqs[i] = s.recs[i].req
-		}
-		return reqs, nil
-	}
-	first := s.recs[0].unixS
-	for _, p := range s.recs {
-		first = min(first, p.unixS)
-	}
-	for i, p := range s.recs {
-		reqs[i] = p.req
-		reqs[i].ArrivalS = p.unixS - first
-		if reqs[i].ArrivalS > MaxArrivalS {
-			return nil, fmt.Errorf("%s:%d: timestamp: more than %g seconds after the earliest timestamp", s.name, s.lines[i], float64(MaxArrivalS))
-		}
-	}
-	return reqs, nil
 }
 
 // sortByArrival stably sorts reqs by arrival and returns how many records

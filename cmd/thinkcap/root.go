@@ -19,6 +19,7 @@ logged or synthetic traffic, and reports what users and the servers would see.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd())
+	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd(),
+		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd())
 	return root
 }

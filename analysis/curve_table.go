@@ -1,0 +1,49 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// WriteCurveTable writes r for a terminal: per category, a table of budget,
+// items, accuracy, mean tokens and accuracy per thousand tokens, the knee
+// marked, and the recommended budget above it. Only write errors are
+// returned.
+func WriteCurveTable(w io.Writer, r *CurveReport) error {
+	if r == nil {
+		return errors.New("write curve table: nil report")
+	}
+	ew := &errWriter{w: w}
+	for i := range r.Categories {
+		c := &r.Categories[i]
+		if i > 0 {
+			fmt.Fprintln(ew)
+		}
+		fmt.Fprintf(ew, "category %s: recommended budget %s\n", classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+		if err := writeCurve(ew, c); err != nil {
+			return fmt.Errorf("write curve table: %w", err)
+		}
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write curve table: %w", ew.err)
+	}
+	return nil
+}
+
+// writeCurve prints one category's points.
+func writeCurve(w io.Writer, c *CategoryCurve) error {
+	t := newLabeledTable(w, 0, "budget", "items", "accuracy", "mean tokens", "acc/1k tok", "knee")
+	for i, p := range c.Points {
+		knee := ""
+		if i == c.knee {
+			knee = "<- knee"
+		}
+		cells := []string{formatInt(int64(p.Budget)), formatInt(int64(p.Items)), formatPercent(p.Accuracy),
+			formatTokens(p.MeanTokens), formatFixed(p.AccuracyPer1KTokens, 3), knee}
+		if err := t.Append(cells); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}

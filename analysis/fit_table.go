@@ -1,0 +1,90 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteFitTable writes the fit quality of a FitReport: per class and field,
+// the sample size, the spikes kept apart, the family kept and the
+// Kolmogorov–Smirnov distance of each candidate to the body (smaller is
+// closer; "-" where the family could not be fitted, e.g. a constant). Only
+// write errors are returned.
+func WriteFitTable(w io.Writer, r *FitReport) error {
+	if r == nil {
+		return errors.New("write fit table: nil report")
+	}
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "thinkcap fit: traffic profile %q from %s requests in %d classes\n", r.Name,
+		formatInt(int64(r.Requests)), len(r.Classes))
+	fmt.Fprintln(ew, "Kolmogorov–Smirnov distance of each family to the log, spikes removed (smaller is closer);")
+	fmt.Fprintln(ew, "fit is the family kept: the closest, or a family within the noise of the quantile table.")
+	fmt.Fprintln(ew)
+	t := newTable(ew, "class", "share", "field", "n", "spikes", "fit",
+		FamilyLognormal, FamilyGamma, FamilyEmpirical)
+	left, right := tw.AlignLeft, tw.AlignRight
+	align := []tw.Align{left, right, left, right, left, left, right, right, right}
+	t.Options(
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	for _, c := range r.Classes {
+		for i, f := range []struct {
+			name string
+			res  *FitResult
+		}{
+			{"prompt", &c.Prompt}, {"think", &c.Think}, {"answer", &c.Answer},
+		} {
+			// The class and its share head its first row only.
+			name, share := "", ""
+			if i == 0 {
+				name, share = c.Name, formatPercent(c.Share)
+			}
+			row := []string{name, share, f.name, formatInt(int64(f.res.N)),
+				formatSpikes(f.res.Spikes), f.res.Family}
+			for _, fam := range []string{FamilyLognormal, FamilyGamma, FamilyEmpirical} {
+				row = append(row, candidateKS(f.res.Candidates, fam))
+			}
+			if err := t.Append(row); err != nil {
+				return fmt.Errorf("write fit table: %w", err)
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("write fit table: %w", err)
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write fit table: %w", ew.err)
+	}
+	return nil
+}
+
+// formatKS prints a distance with four decimals: at the sample sizes of a
+// log, differences below 1e-4 are noise.
+func formatKS(d float64) string { return formatFixed(d, 4) }
+
+func candidateKS(cands []Candidate, family string) string {
+	for _, c := range cands {
+		if c.Family == family {
+			return formatKS(c.KS)
+		}
+	}
+	return noValue
+}
+
+// formatSpikes prints "0: 30.0%, 4,096: 10.0%", or noValue.
+func formatSpikes(spikes []Spike) string {
+	if len(spikes) == 0 {
+		return noValue
+	}
+	parts := make([]string, len(spikes))
+	for i, s := range spikes {
+		parts[i] = formatTokens(s.Value) + ": " + formatPercent(s.Mass)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,160 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// mixture is a three-class synthetic log: low effort with thinking off,
+// medium with a 1,024-token thinking budget (a cap spike), high with long
+// gamma-shaped thinking.
+func mixture(t testing.TB, n int) []workload.Request {
+	t.Helper()
+	parse := func(spec string) workload.Dist {
+		d, err := workload.ParseDist(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	syn := workload.Synthetic{
+		Requests: n, RatePerS: 10, Seed: 42,
+		Classes: []workload.Class{
+			{Name: "low", Mode: workload.ModeLow, Share: 0.6,
+				Prompt: parse("lognormal:p50=500,sigma=0.8"), Think: workload.Constant(0),
+				Answer: parse("lognormal:p50=150,sigma=0.5,max=512")},
+			{Name: "medium", Mode: workload.ModeMedium, Category: "rag", Share: 0.3,
+				Prompt: parse("lognormal:p50=2000,sigma=0.5"), Think: parse("lognormal:p50=500,sigma=0.9,max=1024"),
+				Answer: parse("gamma:shape=3,scale=100")},
+			{Name: "high", Mode: workload.ModeHigh, Category: "math", Share: 0.1,
+				Prompt: parse("lognormal:p50=300,sigma=0.6"), Think: parse("gamma:shape=1.5,scale=2000,spike=0@0.05"),
+				Answer: parse("lognormal:p50=400,sigma=0.4")},
+		},
+	}
+	reqs, err := syn.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reqs
+}
+
+func TestFitTrafficRecoversShares(t *testing.T) {
+	const n = 30_000
+	reqs := mixture(t, n)
+	rep, err := FitTraffic("prod", reqs, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Name != "prod" || rep.Requests != n || len(rep.Classes) != 3 {
+		t.Fatalf("report %s, %d requests, %d classes", rep.Name, rep.Requests, len(rep.Classes))
+	}
+	want := []struct {
+		name, mode, category string
+		share                float64
+	}{
+		{"low", "low", "", 0.6}, {"medium-rag", "medium", "rag", 0.3}, {"high-math", "high", "math", 0.1},
+	}
+	total := 0
+	for i, w := range want {
+		c := rep.Classes[i]
+		if c.Name != w.name || c.Mode != w.mode || c.Category != w.category {
+			t.Errorf("class %d: %s (%s, %s), want %s", i, c.Name, c.Mode, c.Category, w.name)
+		}
+		if math.Abs(c.Share-w.share) > 0.01 || c.Share != float64(c.Count)/n {
+			t.Errorf("%s: share %v (count %d), want %v", c.Name, c.Share, c.Count, w.share)
+		}
+		if c.Prompt.N != c.Count || c.Think.N != c.Count || c.Answer.N != c.Count {
+			t.Errorf("%s: field sizes %d %d %d, count %d", c.Name, c.Prompt.N, c.Think.N, c.Answer.N, c.Count)
+		}
+		total += c.Count
+	}
+	if total != n {
+		t.Errorf("counts add up to %d", total)
+	}
+	low, medium, high := rep.Classes[0], rep.Classes[1], rep.Classes[2]
+	if low.Think.Spec != "constant:0" {
+		t.Errorf("low think %s, want constant:0", low.Think.Spec)
+	}
+	if low.Prompt.Family != FamilyLognormal {
+		t.Errorf("low prompt %s", low.Prompt.Spec)
+	}
+	if s := medium.Think.Spikes; len(s) != 1 || s[0].Kind != "cap" || s[0].Value != 1024 {
+		t.Errorf("medium think spikes %+v, want the 1024 cap", s)
+	}
+	if s := high.Think.Spikes; len(s) != 1 || s[0].Kind != "zero" || math.Abs(s[0].Mass-0.05) > 0.01 {
+		t.Errorf("high think spikes %+v, want 5%% zeros", s)
+	}
+	if high.Think.Family != FamilyGamma || medium.Answer.Family != FamilyGamma {
+		t.Errorf("high think %s, medium answer %s: want gamma", high.Think.Spec, medium.Answer.Spec)
+	}
+}
+
+func TestFitTrafficClassNames(t *testing.T) {
+	reqs := []workload.Request{
+		{PromptTokens: 10},
+		{PromptTokens: 10, Mode: "low"},
+		{PromptTokens: 10, Category: "low"},
+		{PromptTokens: 10, Category: "code review, v2"},
+		{PromptTokens: 10, Category: "code_review__v2"},
+	}
+	rep, err := FitTraffic("t", reqs, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range rep.Classes {
+		names = append(names, c.Name)
+		if c.Share != 0.2 || c.Prompt.Spec != "constant:10" {
+			t.Errorf("class %+v", c)
+		}
+	}
+	// Order: no mode first (categories alphabetically), then low.
+	if got, want := strings.Join(names, " "), "all code_review__v2 code_review__v2-2 low low-2"; got != want {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}
+
+func TestFitTrafficErrors(t *testing.T) {
+	if _, err := FitTraffic("x", nil, FitOptions{}); err == nil || !strings.Contains(err.Error(), "no requests") {
+		t.Errorf("no requests: %v", err)
+	}
+	reqs := []workload.Request{{PromptTokens: 1}}
+	if _, err := FitTraffic("x", reqs, FitOptions{SpikeMinMass: 2}); err == nil {
+		t.Error("bad options accepted")
+	}
+	var f TrafficFitter
+	f.Add(&reqs[0])
+	if f.Len() != 1 {
+		t.Errorf("Len %d", f.Len())
+	}
+	// Fitting twice, with more requests in between, is allowed.
+	if _, err := f.Fit("x", FitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Add(&workload.Request{PromptTokens: 3})
+	rep, err := f.Fit("x", FitOptions{})
+	if err != nil || rep.Requests != 2 || rep.Classes[0].Prompt.N != 2 {
+		t.Fatalf("refit: %+v, %v", rep, err)
+	}
+}
+
+// BenchmarkFitTraffic1M fits a 1M-request, three-class log already in
+// memory: the fitting part of `thinkcap fit` (reading is measured by the
+// readers' benchmarks).
+func BenchmarkFitTraffic1M(b *testing.B) {
+	reqs := mixture(b, 1_000_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		var f TrafficFitter
+		for i := range reqs {
+			f.Add(&reqs[i])
+		}
+		if _, err := f.Fit("bench", FitOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

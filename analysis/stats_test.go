@@ -1,0 +1,260 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// statsLog is a small log whose statistics are computed by hand in
+// TestStatsHandComputed.
+func statsLog() []workload.Request {
+	return []workload.Request{
+		{Mode: "high", Category: "math", ThinkTokens: 300, AnswerTokens: 20, FinishReason: "stop"},
+		{Mode: "low", Category: "chat", ThinkTokens: 0, AnswerTokens: 150},
+		{Mode: "high", Category: "math", ThinkTokens: 100, AnswerTokens: 10, FinishReason: "stop"},
+		{Mode: "high", Category: "math", ThinkTokens: 1000, AnswerTokens: 0, FinishReason: "length"},
+		{Mode: "low", Category: "chat", ThinkTokens: 0, AnswerTokens: 50},
+		{Mode: "high", Category: "math", ThinkTokens: 400, AnswerTokens: 20, FinishReason: "length"},
+		{Mode: "high", Category: "math", ThinkTokens: 200, AnswerTokens: 10, FinishReason: "stop"},
+		{Mode: "low", Category: "chat", ThinkTokens: 0, AnswerTokens: 100},
+	}
+}
+
+func statsOf(reqs []workload.Request, opts StatsOptions) StatsReport {
+	a := NewStatsAccumulator(opts)
+	for i := range reqs {
+		a.Add(&reqs[i])
+	}
+	return a.Result()
+}
+
+func TestStatsHandComputed(t *testing.T) {
+	rep := statsOf(statsLog(), StatsOptions{TPOTS: 0.01, Concurrency: 10})
+	if len(rep.Classes) != 2 {
+		t.Fatalf("%d classes, want 2", len(rep.Classes))
+	}
+	// Effort order: low before high.
+	low, high := rep.Classes[0], rep.Classes[1]
+	if low.Mode != "low" || low.Category != "chat" || high.Mode != "high" || high.Category != "math" {
+		t.Fatalf("classes %s/%s, %s/%s", low.Mode, low.Category, high.Mode, high.Category)
+	}
+
+	// high/math: think 100 200 300 400 1000; answer 0 10 10 20 20;
+	// total 110 210 320 420 1000. Rank h = (n-1)p = 3.6 for p90, 3.96 for p99.
+	checkDist(t, "high think", high.Think, TokenDist{Mean: 400, P50: 300, P90: 400 + 0.6*600, P99: 400 + 0.96*600, Max: 1000})
+	checkDist(t, "high answer", high.Answer, TokenDist{Mean: 12, P50: 10, P90: 20, P99: 20, Max: 20})
+	checkDist(t, "high total", high.Total, TokenDist{Mean: 412, P50: 320, P90: 420 + 0.6*580, P99: 420 + 0.96*580, Max: 1000})
+	checkNear(t, "high think share", high.ThinkShare, 2000.0/2060)
+	checkNear(t, "high p50 s", high.Capacity.RequestS.P50, 3.2)
+	checkNear(t, "high p90 s", high.Capacity.RequestS.P90, 7.68)
+	checkNear(t, "high p99 s", high.Capacity.RequestS.P99, 9.768)
+	checkNear(t, "high req/s", high.Capacity.RequestsPerS, 10/(412*0.01))
+	if high.FinishReasons != 5 || high.CapHitRate == nil || high.UnclosedThinkRate == nil {
+		t.Fatalf("high finish reasons %d, rates %v %v", high.FinishReasons, high.CapHitRate, high.UnclosedThinkRate)
+	}
+	checkNear(t, "high cap hit", *high.CapHitRate, 0.4)
+	checkNear(t, "high unclosed", *high.UnclosedThinkRate, 0.2)
+
+	// low/chat: no thinking, answers 50 100 150, no finish reasons.
+	checkDist(t, "low think", low.Think, TokenDist{})
+	checkDist(t, "low answer", low.Answer, TokenDist{Mean: 100, P50: 100, P90: 140, P99: 149, Max: 150})
+	checkDist(t, "low total", low.Total, low.Answer)
+	if low.ThinkShare != 0 || low.CapHitRate != nil || low.UnclosedThinkRate != nil {
+		t.Errorf("low: share %v, rates %v %v; want 0 and no rates", low.ThinkShare, low.CapHitRate, low.UnclosedThinkRate)
+	}
+
+	// Overall: think 0 0 0 100 200 300 400 1000; h = 3.5, 6.3, 6.93.
+	o := rep.Overall
+	if o.Count != 8 || o.FinishReasons != 5 {
+		t.Fatalf("overall count %d, finish reasons %d", o.Count, o.FinishReasons)
+	}
+	checkDist(t, "overall think", o.Think, TokenDist{Mean: 250, P50: 150, P90: 580, P99: 958, Max: 1000})
+	checkNear(t, "overall think share", o.ThinkShare, 2000.0/2360)
+	checkNear(t, "overall cap hit", *o.CapHitRate, 0.4)
+	if o.Capacity.TPOTS != 0.01 || o.Capacity.Concurrency != 10 {
+		t.Errorf("capacity options %+v", o.Capacity)
+	}
+}
+
+func checkDist(t *testing.T, name string, got, want TokenDist) {
+	t.Helper()
+	if !near(got.Mean, want.Mean) || !near(got.P50, want.P50) || !near(got.P90, want.P90) ||
+		!near(got.P99, want.P99) || !near(got.Max, want.Max) {
+		t.Errorf("%s = %+v, want %+v", name, got, want)
+	}
+}
+
+func checkNear(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	if !near(got, want) {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
+}
+
+func TestStatsDefaultsAndValidate(t *testing.T) {
+	rep := statsOf(statsLog()[:1], StatsOptions{})
+	if c := rep.Overall.Capacity; c.TPOTS != DefaultTPOTS || c.Concurrency != DefaultConcurrency {
+		t.Errorf("zero options gave %+v, want the defaults", c)
+	}
+	for _, bad := range []StatsOptions{{TPOTS: -1}, {Concurrency: -2}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v validated", bad)
+		}
+	}
+}
+
+// TestStatsJSONKeys pins the JSON contract of `thinkcap stats -o json`.
+func TestStatsJSONKeys(t *testing.T) {
+	b, err := json.Marshal(statsOf(statsLog(), StatsOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if len(top) != 2 || top["overall"] == nil || top["classes"] == nil {
+		t.Fatalf("top-level keys of %s", b)
+	}
+	var classes []map[string]any
+	if err := json.Unmarshal(top["classes"], &classes); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range classes {
+		for _, k := range []string{"mode", "category", "count", "think", "answer", "total", "think_share", "capacity"} {
+			if _, ok := c[k]; !ok {
+				t.Errorf("class lacks %q: %v", k, c)
+			}
+		}
+		think := c["think"].(map[string]any)
+		for _, k := range []string{"mean", "p50", "p90", "p99", "max"} {
+			if _, ok := think[k]; !ok {
+				t.Errorf("think lacks %q", k)
+			}
+		}
+	}
+	var overall map[string]any
+	if err := json.Unmarshal(top["overall"], &overall); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := overall["mode"]; ok {
+		t.Error("overall has a mode")
+	}
+}
+
+func TestStatsEmptyAndRepeated(t *testing.T) {
+	a := NewStatsAccumulator(StatsOptions{})
+	rep := a.Result()
+	if rep.Overall.Count != 0 || rep.Classes == nil || len(rep.Classes) != 0 {
+		t.Fatalf("empty: %+v", rep)
+	}
+	if b, err := json.Marshal(rep); err != nil || !bytes.Contains(b, []byte(`"classes":[]`)) {
+		t.Fatalf("empty JSON %s, %v", b, err)
+	}
+	// Result sorts in place; adding more and asking again must still be right.
+	reqs := statsLog()
+	for i := range reqs[:4] {
+		a.Add(&reqs[i])
+	}
+	_ = a.Result()
+	for i := range reqs[4:] {
+		a.Add(&reqs[4+i])
+	}
+	got, want := a.Result(), statsOf(statsLog(), StatsOptions{})
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("incremental result\n%s\nwant\n%s", gb, wb)
+	}
+}
+
+// TestQuantileInt32 checks the int32 shortcut against Quantile.
+func TestQuantileInt32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		n := 1 + rng.IntN(100)
+		ints := make([]int32, n)
+		floats := make([]float64, n)
+		for i := range ints {
+			ints[i] = int32(rng.IntN(100000))
+		}
+		slices.Sort(ints)
+		for i, v := range ints {
+			floats[i] = float64(v)
+		}
+		for _, p := range []float64{0, 0.01, 0.5, 0.9, 0.99, 1} {
+			if a, b := quantileInt32(ints, p), Quantile(floats, p); !near(a, b) {
+				t.Fatalf("p=%v: quantileInt32 %v, Quantile %v", p, a, b)
+			}
+		}
+	}
+}
+
+func TestWriteStatsTableGolden(t *testing.T) {
+	rep := statsOf(statsLog(), StatsOptions{})
+	var buf bytes.Buffer
+	if err := WriteStatsTable(&buf, &rep); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "stats_table.golden", buf.Bytes())
+	if err := WriteStatsTable(&failingWriter{n: 100}, &rep); err == nil {
+		t.Error("write error not returned")
+	}
+	if err := WriteStatsTable(&buf, nil); err == nil {
+		t.Error("nil report accepted")
+	}
+}
+
+// checkGolden compares got with testdata/name, rewriting it under -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./analysis/ -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (rerun with -update if intended):\n%s", path, got)
+	}
+}
+
+// BenchmarkStats1M accumulates a million requests in six classes with
+// long-tailed thinking and summarises them: the cost of `thinkcap stats`
+// beyond reading the log (target: at most 1.5 s).
+func BenchmarkStats1M(b *testing.B) {
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(7, 8))
+	modes := []string{"low", "medium", "high"}
+	categories := []string{"extraction", "math"}
+	reqs := make([]workload.Request, n)
+	for i := range reqs {
+		think := int(math.Exp(6 + 1.2*rng.NormFloat64()))
+		reqs[i] = workload.Request{
+			Mode: modes[rng.IntN(3)], Category: categories[rng.IntN(2)],
+			ThinkTokens: min(think, 32768), AnswerTokens: 50 + rng.IntN(500), FinishReason: "stop",
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		a := NewStatsAccumulator(StatsOptions{})
+		for i := range reqs {
+			a.Add(&reqs[i])
+		}
+		if rep := a.Result(); rep.Overall.Count != n {
+			b.Fatalf("count %d", rep.Overall.Count)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+type statsOptions struct {
+	tpotS       float64
+	concurrency int
+	output      string
+}
+
+func newStatsCmd() *cobra.Command {
+	var o statsOptions
+	cmd := &cobra.Command{
+		Use:   "stats LOG",
+		Short: "Think, answer and total tokens per class of a request log, with the capacity view",
+		Long: `stats summarises a request log per class (effort mode × task category, as the
+log names them) and overall: think, answer and total (think + answer) tokens as
+mean, p50, p90, p99 and max; the share of generated tokens spent thinking; the
+seed tutorial's capacity view (seconds per request at p50/p90/p99 = total × tpot,
+sustainable req/s = concurrency / (mean total × tpot)); and, when the log has
+finish reasons, how often requests hit max_tokens and how often they were cut
+inside the thinking (finish_reason length with no answer token: an unclosed
+<think>).`,
+		Example: `  thinkcap stats requests.jsonl
+  thinkcap stats requests.csv.gz --tpot 0.02 --concurrency 64 -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runStats(cmd, args[0], &o) },
+	}
+	fs := cmd.Flags()
+	fs.Float64Var(&o.tpotS, "tpot", analysis.DefaultTPOTS, "seconds per output token for the capacity view")
+	fs.IntVar(&o.concurrency, "concurrency", analysis.DefaultConcurrency, "requests decoding at once for the capacity view")
+	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	return cmd
+}
+
+func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
+	if err := checkTableOrJSON(o.output); err != nil {
+		return err
+	}
+	if !(o.tpotS > 0) || math.IsInf(o.tpotS, 0) {
+		return badInput(fmt.Errorf("--tpot must be a positive number of seconds, got %g", o.tpotS))
+	}
+	if o.concurrency < 1 {
+		return badInput(fmt.Errorf("--concurrency must be at least 1, got %d", o.concurrency))
+	}
+	acc := analysis.NewStatsAccumulator(analysis.StatsOptions{TPOTS: o.tpotS, Concurrency: o.concurrency})
+	if err := eachLogRequest(path, acc.Add); err != nil {
+		return err
+	}
+	rep := acc.Result()
+	out := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return analysis.WriteStatsTable(out, &rep)
+}
+
+// eachLogRequest feeds every request of the log at path to add. Errors are
+// bad input.
+func eachLogRequest(path string, add func(*workload.Request)) error {
+	// TODO(stream): OpenScanner, so that a 1M-line log never sits in memory.
+	reqs, _, err := workload.ReadFileWithStats(path)
+	if err != nil {
+		return badInput(err)
+	}
+	for i := range reqs {
+		add(&reqs[i])
+	}
+	return nil
+}
+
+// checkTableOrJSON checks the -o flag of a command that prints a table or
+// JSON.
+func checkTableOrJSON(output string) error {
+	if output != "table" && output != "json" {
+		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
+	}
+	return nil
+}
