@@ -55,6 +55,10 @@ type Spike struct {
 	Mass float64 `json:"mass"`
 	// Kind is "cap" for the sample's maximum, "zero" for 0.
 	Kind string `json:"kind"`
+	// SpecMass is the spike's own mass in FitResult.Spec. For the cap it is
+	// Mass less what the body's tail, clamped at the cap, puts there (0 when
+	// the tail accounts for it all); for 0 it is Mass.
+	SpecMass float64 `json:"spec_mass"`
 }
 
 // Candidate is one family fitted to the body of a sample.
@@ -272,7 +276,8 @@ func finish(res FitResult, body []float64, cands []Candidate, capV float64, cons
 	spec := chosen.Spec
 	n := float64(res.N)
 	bodyMass := float64(res.BodyN) / n
-	for _, sp := range res.Spikes {
+	for i := range res.Spikes {
+		sp := &res.Spikes[i]
 		mass := sp.Mass
 		if sp.Kind == "cap" {
 			// The body's clamped tail already lands on the cap: with
@@ -285,6 +290,7 @@ func finish(res FitResult, body []float64, cands []Candidate, capV float64, cons
 				continue
 			}
 		}
+		sp.SpecMass = roundSig(mass)
 		spec += ",spike=" + strconv.FormatFloat(sp.Value, 'f', -1, 64) + "@" + formatSig(mass)
 	}
 	d, err := workload.ParseDist(spec)

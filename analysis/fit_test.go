@@ -446,3 +446,28 @@ func TestNelderMead(t *testing.T) {
 		t.Errorf("minimum at %v, want 2", x)
 	}
 }
+
+// TestFitSpecMass: the spec's own cap spike plus the body's clamped tail
+// make the observed cap mass.
+func TestFitSpecMass(t *testing.T) {
+	xs := cappedSample(t, "lognormal:p50=800,sigma=0.9", 20_000, 4096, 0.10, 0.2)
+	res, err := Fit(xs, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := workload.ParseDist(res.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Spikes {
+		if s.SpecMass > s.Mass || s.SpecMass <= 0 {
+			t.Errorf("spike %+v", s)
+		}
+		// P(sample = v) of the spec equals the observed mass.
+		below, _ := workload.CDF(d, s.Value-1)
+		at, _ := workload.CDF(d, s.Value)
+		if math.Abs(at-below-s.Mass) > 1e-5 {
+			t.Errorf("spec %s gives %v at %v, observed %v", res.Spec, at-below, s.Value, s.Mass)
+		}
+	}
+}

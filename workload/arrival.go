@@ -27,40 +27,53 @@ const (
 	// ArrivalPoisson draws exponential gaps of mean 1/rate, the memoryless
 	// process of many independent users (vllm bench serve's default).
 	ArrivalPoisson = "poisson"
+	// ArrivalGamma draws gamma gaps of mean 1/rate whose burstiness is set
+	// as vllm bench serve's --burstiness: "gamma:burstiness=0.5" (or by the
+	// gaps' coefficient of variation, "gamma:cv=1.4"). See arrival_gamma.go.
+	ArrivalGamma = "gamma"
 )
 
 // ArrivalNames lists the valid arrival process names.
-func ArrivalNames() []string { return []string{ArrivalConstant, ArrivalPoisson} }
+func ArrivalNames() []string { return []string{ArrivalConstant, ArrivalPoisson, ArrivalGamma} }
 
 // Compile-time checks.
 var (
 	_ Arrival = constantArrival{}
 	_ Arrival = poissonArrival{}
+	_ Arrival = gammaArrival{}
 )
 
 // ParseArrival returns the named arrival process at rate requests per
 // second. rate must be positive; +Inf sends every request at once, as
-// vllm bench serve does with its default rate. The name may later carry
-// parameters after a colon (say, a gamma process's burstiness); constant and
-// poisson take none.
+// vllm bench serve does with its default rate. Parameters follow the name
+// after a colon, key=value separated by commas: gamma takes burstiness or
+// cv ("gamma:burstiness=0.5"; plain "gamma" is burstiness 1, Poisson);
+// constant and poisson take none.
 func ParseArrival(name string, rate float64) (Arrival, error) {
 	kind, params, hasParams := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ":")
 	valid := strings.Join(ArrivalNames(), ", ")
 	switch kind {
-	case ArrivalConstant, ArrivalPoisson:
+	case ArrivalConstant, ArrivalPoisson, ArrivalGamma:
 	case "":
 		return nil, fmt.Errorf("arrival process: empty name (valid: %s)", valid)
 	default:
 		return nil, fmt.Errorf("arrival process %q: unknown (valid: %s)", name, valid)
 	}
-	if hasParams {
+	if hasParams && kind != ArrivalGamma {
 		return nil, fmt.Errorf("arrival process %q: %s takes no parameters, got %q", name, kind, params)
 	}
 	if math.IsNaN(rate) || rate <= 0 {
 		return nil, fmt.Errorf("arrival process %q: rate must be positive (requests per second), got %g", name, rate)
 	}
-	if kind == ArrivalConstant {
+	switch kind {
+	case ArrivalConstant:
 		return constantArrival{rate: rate}, nil
+	case ArrivalGamma:
+		burstiness, err := parseBurstiness(params)
+		if err != nil {
+			return nil, fmt.Errorf("arrival process %q: %w", name, err)
+		}
+		return NewGammaArrival(rate, burstiness)
 	}
 	return poissonArrival{rate: rate}, nil
 }

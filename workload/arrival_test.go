@@ -56,8 +56,8 @@ func TestParseArrivalErrors(t *testing.T) {
 		rate float64
 		want string
 	}{
-		{"bursty", 1, `arrival process "bursty": unknown (valid: constant, poisson)`},
-		{"", 1, "empty name (valid: constant, poisson)"},
+		{"bursty", 1, `arrival process "bursty": unknown (valid: constant, poisson, gamma)`},
+		{"", 1, "empty name (valid: constant, poisson, gamma)"},
 		{"poisson", 0, "rate must be positive"},
 		{"constant", -2, "rate must be positive"},
 		{"poisson", math.NaN(), "rate must be positive"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -69,3 +70,42 @@ func benchScan(b *testing.B, data []byte, format string) {
 func BenchmarkScanNative1M(b *testing.B) { benchScan(b, nativeLog(benchLines), "") }
 
 func BenchmarkScanOpenAI1M(b *testing.B) { benchScan(b, openaiLog(benchLines), "") }
+
+// The scanner allocates nothing per record but the strings a request
+// keeps (its id): the fast path's promise, held here for each format.
+func TestScanAllocations(t *testing.T) {
+	var buf bytes.Buffer
+	for i := range 200 {
+		fmt.Fprintf(&buf, `{"id":"r%d","timestamp":"2025-06-01T12:00:%02d.5Z","prompt_tokens":%d,"think_tokens":12.0,"answer_tokens":3,"mode":"high","category":"math","finish_reason":"stop","prefix_id":"sys","prefix_tokens":1}`+"\n", i, i%60, 5+i)
+	}
+	native := buf.Bytes()
+	csvLog := []byte("id,arrival_s,prompt_tokens,think_tokens,mode\n" + strings.Repeat("r1,1.5,5,7,low\n", 200))
+	for name, tc := range map[string]struct {
+		data []byte
+		file string
+	}{
+		"native": {native, "a.jsonl"},
+		"openai": {openaiLog(200), "b.jsonl"},
+		"csv":    {csvLog, "c.csv"},
+	} {
+		s, err := NewScanner(bytes.NewReader(tc.data), tc.file, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 { // warm up: buffers and the interner grow
+			s.Scan()
+		}
+		allocs := testing.AllocsPerRun(100, func() {
+			if !s.Scan() {
+				t.Fatalf("%s: %v", name, s.Err())
+			}
+		})
+		want := 1.0 // the id
+		if name == "csv" {
+			want = 2 // encoding/csv's row
+		}
+		if allocs > want {
+			t.Errorf("%s: %v allocations a record, want at most %v", name, allocs, want)
+		}
+	}
+}

@@ -39,13 +39,17 @@ func newCSVDecoder(br *bufio.Reader, name string, m *Mapping) (*csvDecoder, erro
 		return nil, csvError(name, err)
 	}
 	headerLine, _ := d.cr.FieldPos(0)
+	var errs []error
 	if m != nil {
-		err = d.mappedColumns(header, m)
-	} else {
-		err = d.nativeColumns(header)
+		errs = d.mappedColumns(header, m)
+	} else if err := d.nativeColumns(header); err != nil {
+		errs = []error{err}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d: header: %w", name, headerLine, err)
+	for i, err := range errs {
+		errs[i] = fmt.Errorf("%s:%d: header: %w", name, headerLine, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	d.ncols = len(header)
 	return d, nil
@@ -103,8 +107,8 @@ func csvColumns(header []string) ([]field, error) {
 }
 
 // mappedColumns finds each mapped field's column; every mapped column must
-// be there, exactly once.
-func (d *csvDecoder) mappedColumns(header []string, m *Mapping) error {
+// be there, exactly once. It returns every problem.
+func (d *csvDecoder) mappedColumns(header []string, m *Mapping) []error {
 	var errs []error
 	for f, src := range m.src {
 		d.col[f] = -1
@@ -132,7 +136,7 @@ func (d *csvDecoder) mappedColumns(header []string, m *Mapping) error {
 	if m.src[fTimestamp] != "" {
 		d.clocks |= clockBitTimestamp
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // mappingKey is the mapping key of field f.
@@ -152,16 +156,16 @@ func (d *csvDecoder) next(name string, raw *rawRecord) (int, *fieldError, error)
 		return 0, nil, io.EOF
 	}
 	row, err := d.cr.Read()
-	if errors.Is(err, io.EOF) {
-		return 0, nil, io.EOF
-	}
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		// encoding/csv goes on after the bad row: so can the reader.
-		msg := "csv: " + pe.Err.Error()
-		return pe.Line, &fieldError{msg: msg, reason: msg, err: pe.Err}, nil
-	}
 	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, nil, io.EOF
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			// encoding/csv goes on after the bad row: so can the reader.
+			msg := "csv: " + pe.Err.Error()
+			return pe.Line, &fieldError{msg: msg, reason: msg, err: pe.Err}, nil
+		}
 		return 0, nil, csvError(name, err)
 	}
 	line, _ := d.cr.FieldPos(0)

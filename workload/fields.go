@@ -180,10 +180,6 @@ func (e *fieldError) short() string {
 	return e.field + ": " + reason
 }
 
-func errorf(f field, format string, args ...any) *fieldError {
-	return &fieldError{field: fieldNames[f], msg: fmt.Sprintf(format, args...)}
-}
-
 // badValue is a problem with the value of field f of raw: reason, then
 // detail (which shows the value and varies from record to record).
 func badValue(raw *rawRecord, f field, reason, detail string, args ...any) *fieldError {
@@ -371,8 +367,9 @@ func parseInteger(s string) (int64, bool) {
 	return int64(f), true
 }
 
-// parseIntegerBytes is parseInteger without a string: plain digits, the
-// common case, are parsed here; anything else goes through parseInteger.
+// parseIntegerBytes is parseInteger without a string: plain digits and
+// plain decimals ("12.0"), the common cases, are parsed here; anything
+// else goes through parseInteger. Both routes agree.
 func parseIntegerBytes(b []byte) (int64, bool) {
 	neg := len(b) > 1 && b[0] == '-'
 	digits := b
@@ -381,16 +378,28 @@ func parseIntegerBytes(b []byte) (int64, bool) {
 	}
 	if len(digits) > 0 && len(digits) <= 18 {
 		var v int64
+		plain := true
 		for _, c := range digits {
 			if c < '0' || c > '9' {
-				return parseInteger(string(b))
+				plain = false
+				break
 			}
 			v = v*10 + int64(c-'0')
 		}
-		if neg {
-			v = -v
+		if plain {
+			if neg {
+				v = -v
+			}
+			return v, true
 		}
-		return v, true
+	}
+	if f, ok := parsePlainDecimal(b); ok {
+		// Not an integer to strconv.ParseInt (it has a point): integral
+		// floats count, as in parseInteger.
+		if f != math.Trunc(f) {
+			return 0, false
+		}
+		return int64(f), true
 	}
 	return parseInteger(string(b))
 }
@@ -410,39 +419,45 @@ func parseSeconds(raw *rawRecord, f field) (float64, *fieldError) {
 	return v, nil
 }
 
-// parseFloatBytes is strconv.ParseFloat of b. Plain decimals of at most 15
-// digits ("12", "3.25"), the common case, are computed here as strconv
-// computes them exactly (an integer mantissa divided by a power of ten, both
-// exact in float64, so the quotient is correctly rounded); anything else
-// goes through strconv.
+// parseFloatBytes is strconv.ParseFloat of b, without a string for plain
+// decimals (parsePlainDecimal).
 func parseFloatBytes(b []byte) (float64, bool) {
-	if len(b) > 0 && len(b) <= 16 {
-		var mant int64
-		digits, frac := 0, -1
-		plain := true
-		for i, c := range b {
-			switch {
-			case '0' <= c && c <= '9':
-				mant = mant*10 + int64(c-'0')
-				digits++
-			case c == '.' && frac < 0 && i > 0 && i < len(b)-1:
-				frac = len(b) - 1 - i
-			default:
-				plain = false
-			}
-			if !plain {
-				break
-			}
-		}
-		if plain && digits <= 15 {
-			if frac <= 0 {
-				return float64(mant), true
-			}
-			return float64(mant) / pow10[frac], true
-		}
+	if v, ok := parsePlainDecimal(b); ok {
+		return v, true
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	return v, err == nil
+}
+
+// parsePlainDecimal reads b when it is a plain decimal of at most 15
+// digits ("12", "3.25"; no sign, no exponent), the common case, exactly as
+// strconv.ParseFloat computes it: an integer mantissa divided by a power of
+// ten, both exact in float64, so the quotient is correctly rounded. It
+// reports false for anything else.
+func parsePlainDecimal(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var mant int64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			mant = mant*10 + int64(c-'0')
+			digits++
+		case c == '.' && frac < 0 && i > 0 && i < len(b)-1:
+			frac = len(b) - 1 - i
+		default:
+			return 0, false
+		}
+	}
+	if digits > 15 {
+		return 0, false
+	}
+	if frac <= 0 {
+		return float64(mant), true
+	}
+	return float64(mant) / pow10[frac], true
 }
 
 // pow10 are the powers of ten exact in float64.
@@ -453,6 +468,11 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // "T" is accepted, as many loggers write it).
 func parseTimestampField(raw *rawRecord, f field) (float64, *fieldError) {
 	b := raw.text[f]
+	// A date in the usual shape is never a number: parse it first, and
+	// spare strconv an error (and its allocation) on every line.
+	if v, ok := parseRFC3339Fast(b); ok && math.Abs(v) < maxUnixSeconds {
+		return v, nil
+	}
 	if v, ok := parseFloatBytes(b); ok {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):

@@ -200,7 +200,7 @@ func TestReadNewFieldErrors(t *testing.T) {
 		{"mapped path through a value", "m.jsonl", `{"t":0,"x":5}`, ReadOptions{Mapping: mustMapping(t, "arrival=t,prompt=x.p")},
 			[]string{`m.jsonl:1: x: must be an object, got a number`}},
 		{"mapped csv column missing", "m.csv", "t,prompt\n0,5\n", ReadOptions{Mapping: mustMapping(t, "arrival=t,prompt=p,think=r")},
-			[]string{"m.csv:1: header: p: missing column (mapped to prompt)", "r: missing column (mapped to think)"}},
+			[]string{"m.csv:1: header: p: missing column (mapped to prompt)", "m.csv:1: header: r: missing column (mapped to think)"}},
 		{"mapped csv column twice", "m.csv", "t,P,p\n0,5,6\n", ReadOptions{Mapping: mustMapping(t, "arrival=t,prompt=p")},
 			[]string{"m.csv:1: header: p: column appears twice"}},
 		{"timestamps too far apart", "t.jsonl", `{"timestamp":0,"prompt_tokens":1}` + "\n" + `{"timestamp":2e9,"prompt_tokens":1}`, ReadOptions{},
@@ -288,7 +288,7 @@ func TestSkipInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantReasons = map[string]int{
-		"wrong number of fields": 1,
+		"wrong number of fields":                       1,
 		"think_tokens: must be a non-negative integer": 1,
 		`csv: extraneous or missing " in quoted-field`: 1,
 	}
@@ -511,5 +511,20 @@ func TestParseRFC3339Fast(t *testing.T) {
 		if fok != (err == nil) || (fok && fast != tm) {
 			t.Fatalf("%s: fast %v %v, time.Parse %v %v", s, fast, fok, tm, err)
 		}
+	}
+}
+
+// Lines longer than the read buffer are read whole.
+func TestReadLongLines(t *testing.T) {
+	long := strings.Repeat("é", 200_000)
+	in := `{"id":"` + long + `","arrival_s":0,"prompt_tokens":5}` + "\n" +
+		`{"arrival_s":1,"prompt_tokens":6,"note":"` + long + `"}` + "\n" +
+		`{"arrival_s":2,"prompt_tokens":7}`
+	reqs, err := readAll(in, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 3 || reqs[0].ID != long || reqs[1].PromptTokens != 6 || reqs[2].PromptTokens != 7 {
+		t.Errorf("got %d requests", len(reqs))
 	}
 }

@@ -149,7 +149,7 @@ func TestSyntheticValidate(t *testing.T) {
 		want []string
 	}{
 		{"zero value", func(s *Synthetic) { *s = Synthetic{} }, []string{"requests: must be at least 1", "rate must be positive", "classes: need at least one class"}},
-		{"bad arrival", func(s *Synthetic) { s.Arrival = "gamma" }, []string{`arrival process "gamma": unknown`}},
+		{"bad arrival", func(s *Synthetic) { s.Arrival = "sine" }, []string{`arrival process "sine": unknown`}},
 		{"bad class", func(s *Synthetic) {
 			s.Classes = []Class{{Name: "x", Share: -1, Mode: "max"}, {Share: 1, PrefixTokens: -1}}
 		}, []string{`class "x": share`, `class "x": mode`, `class "x": prompt: missing`, "class 2: prefix_tokens", "class 2: prompt: missing"}},

@@ -12,6 +12,7 @@ import (
 )
 
 type driftOptions struct {
+	log            logFlags
 	thresholdPct   float64
 	minCount       int
 	accuracyTolPts float64
@@ -41,6 +42,7 @@ regression would.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDrift(cmd, args[0], args[1], &o) },
 	}
 	fs := cmd.Flags()
+	o.log.register(fs)
 	fs.Float64Var(&o.thresholdPct, "threshold", 100*analysis.DefaultDriftThreshold, "alert when mean thinking tokens rise by more than this many percent")
 	fs.IntVar(&o.minCount, "min-count", analysis.DefaultDriftMinCount, "fewest records a class needs in each log to alert")
 	fs.Float64Var(&o.accuracyTolPts, "accuracy-tolerance", 100*analysis.DefaultDriftAccuracyTolerance, "accuracy rise, in percentage points, that still counts as flat")
@@ -71,10 +73,10 @@ func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) err
 		AccuracyTolerance: o.accuracyTolPts / 100,
 	}
 	base, next := analysis.NewDriftLog(), analysis.NewDriftLog()
-	if err := eachLogRequest(basePath, base.Add); err != nil {
+	if err := o.log.each(basePath, cmd.ErrOrStderr(), base.Add); err != nil {
 		return err
 	}
-	if err := eachLogRequest(newPath, next.Add); err != nil {
+	if err := o.log.each(newPath, cmd.ErrOrStderr(), next.Add); err != nil {
 		return err
 	}
 	rep := analysis.CompareDrift(base, next, opts)

@@ -20,6 +20,7 @@ import (
 )
 
 type fitOptions struct {
+	log          logFlags
 	output       string
 	name         string
 	spikeMinMass float64
@@ -52,6 +53,7 @@ Without -o the YAML goes to stdout and the report to stderr.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, args[0], &o) },
 	}
 	fs := cmd.Flags()
+	o.log.register(fs)
 	fs.StringVarP(&o.output, "output", "o", "", "write the profile YAML to this file (default: stdout, with the report on stderr)")
 	fs.StringVar(&o.name, "name", "", "traffic profile name (default: the log's file name without extensions)")
 	fs.Float64Var(&o.spikeMinMass, "spike-min-mass", analysis.DefaultSpikeMinMass,
@@ -75,7 +77,7 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	}
 
 	var fitter analysis.TrafficFitter
-	if err := eachLogRequest(path, fitter.Add); err != nil {
+	if err := o.log.each(path, cmd.ErrOrStderr(), fitter.Add); err != nil {
 		return err
 	}
 	rep, err := fitter.Fit(name, analysis.FitOptions{SpikeMinMass: o.spikeMinMass})
@@ -206,7 +208,8 @@ Use: thinkcap simulate --profiles FILE --traffic %s`, logName, rep.Requests, rep
 }
 
 // fitComment is "lognormal, KS 0.0042 (gamma 0.0311, empirical 0.0061);
-// spikes 4,096: 10.0%; n 12,345".
+// spikes cap at 4096: 10.0% (spike 7.9% + the body's clamped tail 2.1%);
+// n 12345".
 func fitComment(r *analysis.FitResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, KS %.4f", r.Family, r.KS)
@@ -225,6 +228,12 @@ func fitComment(r *analysis.FitResult) string {
 			sep = "; spikes "
 		}
 		fmt.Fprintf(&b, "%s%s at %g: %.1f%%", sep, s.Kind, s.Value, 100*s.Mass)
+		switch tail := s.Mass - s.SpecMass; {
+		case s.SpecMass == 0:
+			b.WriteString(" (all of it the body's tail, clamped)")
+		case tail >= 0.0005:
+			fmt.Fprintf(&b, " (spike %.1f%% + the body's clamped tail %.1f%%)", 100*s.SpecMass, 100*tail)
+		}
 	}
 	fmt.Fprintf(&b, "; n %d", r.N)
 	return b.String()

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 type statsOptions struct {
+	log         logFlags
 	tpotS       float64
 	concurrency int
 	output      string
@@ -36,6 +36,7 @@ inside the thinking (finish_reason length with no answer token: an unclosed
 		RunE: func(cmd *cobra.Command, args []string) error { return runStats(cmd, args[0], &o) },
 	}
 	fs := cmd.Flags()
+	o.log.register(fs)
 	fs.Float64Var(&o.tpotS, "tpot", analysis.DefaultTPOTS, "seconds per output token for the capacity view")
 	fs.IntVar(&o.concurrency, "concurrency", analysis.DefaultConcurrency, "requests decoding at once for the capacity view")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
@@ -53,7 +54,7 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 		return badInput(fmt.Errorf("--concurrency must be at least 1, got %d", o.concurrency))
 	}
 	acc := analysis.NewStatsAccumulator(analysis.StatsOptions{TPOTS: o.tpotS, Concurrency: o.concurrency})
-	if err := eachLogRequest(path, acc.Add); err != nil {
+	if err := o.log.each(path, cmd.ErrOrStderr(), acc.Add); err != nil {
 		return err
 	}
 	rep := acc.Result()
@@ -64,20 +65,6 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 		return enc.Encode(rep)
 	}
 	return analysis.WriteStatsTable(out, &rep)
-}
-
-// eachLogRequest feeds every request of the log at path to add. Errors are
-// bad input.
-func eachLogRequest(path string, add func(*workload.Request)) error {
-	// TODO(stream): OpenScanner, so that a 1M-line log never sits in memory.
-	reqs, _, err := workload.ReadFileWithStats(path)
-	if err != nil {
-		return badInput(err)
-	}
-	for i := range reqs {
-		add(&reqs[i])
-	}
-	return nil
 }
 
 // checkTableOrJSON checks the -o flag of a command that prints a table or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -29,11 +30,13 @@ const (
 
 // trafficFlags choose the requests: a log, or synthetic traffic.
 type trafficFlags struct {
+	log         logFlags
 	workload    string
 	traffic     string
 	requests    int
 	rate        float64
 	arrival     string
+	speedup     float64
 	prompt      string
 	think       string
 	answer      string
@@ -41,11 +44,13 @@ type trafficFlags struct {
 }
 
 func (f *trafficFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.workload, "workload", "", "request records to replay (JSONL or CSV, optionally .gz)")
-	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests (see `thinkcap profiles`)")
+	fs.StringVar(&f.workload, "workload", "", "request log to replay (native records, OpenAI usage records or mapped JSONL/CSV, optionally .gz)")
+	f.log.register(fs)
+	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests: a name (see `thinkcap profiles`) or a YAML file from `thinkcap fit`")
 	fs.IntVar(&f.requests, "requests", 0, fmt.Sprintf("synthetic requests to generate, or the first N of --workload (default %d synthetic)", defaultRequests))
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("synthetic arrival rate in requests/s (default %d)", defaultRatePerS))
-	fs.StringVar(&f.arrival, "arrival", "poisson", "synthetic arrival process: poisson or constant")
+	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process: poisson, constant, gamma:burstiness=B (as vllm bench serve; <1 is burstier), or with --workload day-shaped (the log's own hourly profile at --rate)")
+	fs.Float64Var(&f.speedup, "speedup", 0, "replay the log F times faster (arrival times divided by F)")
 	fs.StringVar(&f.prompt, "prompt-tokens", "", "prompt length: a number or a distribution, e.g. lognormal:p50=800,p99=6000")
 	fs.StringVar(&f.think, "think-tokens", "", "thinking length: a number or a distribution, e.g. lognormal:p50=1500,p99=12000,max=30000")
 	fs.StringVar(&f.answer, "answer-tokens", "", "answer length: a number or a distribution, e.g. uniform:100..400")
@@ -58,20 +63,13 @@ func (f *trafficFlags) load(cat *profiles.Catalog, seed int64, warn io.Writer) (
 		return nil, badInput(fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency))
 	}
 	if f.workload != "" {
-		if f.prompt != "" || f.think != "" || f.answer != "" || f.rate != 0 {
-			return nil, badInput(fmt.Errorf("--workload replays a log: it does not mix with --rate or --prompt/think/answer-tokens"))
-		}
-		reqs, stats, err := workload.ReadFileWithStats(f.workload)
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--workload: %w", err))
-		}
-		if stats.Reordered > 0 {
-			fmt.Fprintf(warn, "thinkcap: warning: %s: %d records were out of arrival order; replaying them sorted\n", f.workload, stats.Reordered)
-		}
-		if f.requests > 0 && f.requests < len(reqs) {
-			reqs = reqs[:f.requests]
-		}
-		return reqs, nil
+		return f.replay(seed, warn)
+	}
+	if f.arrival == arrivalDayShaped {
+		return nil, badInput(fmt.Errorf("--arrival %s takes its shape from a log: give --workload", arrivalDayShaped))
+	}
+	if f.speedup != 0 {
+		return nil, badInput(fmt.Errorf("--speedup rescales a replay: give --workload"))
 	}
 	syn := workload.Synthetic{
 		Requests: f.requests, RatePerS: f.rate, Arrival: f.arrival, Seed: uint64(seed),
@@ -90,7 +88,7 @@ func (f *trafficFlags) load(cat *profiles.Catalog, seed int64, warn io.Writer) (
 		syn.Classes, err = lengthClass(f.prompt, f.think, f.answer)
 	} else {
 		var t profiles.Traffic
-		if t, err = cat.TrafficProfile(f.traffic); err != nil {
+		if t, err = lookupTraffic(cat, f.traffic); err != nil {
 			return nil, badInput(fmt.Errorf("--traffic: %w", err))
 		}
 		syn.Classes, err = workload.ClassesFromTraffic(t)
@@ -100,6 +98,78 @@ func (f *trafficFlags) load(cat *profiles.Catalog, seed int64, warn io.Writer) (
 	}
 	reqs, err := syn.Generate()
 	return reqs, badInput(err)
+}
+
+// arrivalDayShaped replays a log's requests with new arrival times drawn
+// from the log's own hourly rate profile.
+const arrivalDayShaped = "day-shaped"
+
+// replay reads the --workload log and rescales its arrivals as asked:
+// --speedup F, --rate R (the log's mean rate becomes R), or --arrival
+// day-shaped (new times with the log's hourly profile, at --rate or the
+// log's own rate).
+func (f *trafficFlags) replay(seed int64, warn io.Writer) ([]workload.Request, error) {
+	if f.prompt != "" || f.think != "" || f.answer != "" {
+		return nil, badInput(fmt.Errorf("--workload replays a log's lengths: it does not mix with --prompt/think/answer-tokens"))
+	}
+	if f.arrival != "poisson" && f.arrival != arrivalDayShaped {
+		return nil, badInput(fmt.Errorf("--arrival %s: a replay keeps the log's arrival times, rescales them (--speedup, --rate) or reshapes them (--arrival day-shaped)", f.arrival))
+	}
+	if f.speedup != 0 && f.rate != 0 {
+		return nil, badInput(fmt.Errorf("--speedup and --rate both rescale the replay: give one"))
+	}
+	reqs, stats, err := f.log.readAll(f.workload, warn)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w", err)
+	}
+	if f.requests > 0 && f.requests < len(reqs) {
+		reqs = reqs[:f.requests]
+	}
+	switch {
+	case f.arrival == arrivalDayShaped:
+		rate := f.rate
+		if rate == 0 {
+			if rate, err = workload.LogRate(reqs); err != nil {
+				return nil, badInput(fmt.Errorf("--arrival day-shaped: %w", err))
+			}
+		}
+		times, err := workload.DayShaped(reqs, stats, len(reqs), rate, uint64(seed))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--arrival day-shaped: %w", err))
+		}
+		// The new times are sorted, as the requests are: the order stays.
+		for i := range reqs {
+			if reqs[i].After == "" {
+				reqs[i].ArrivalS = times[i]
+			}
+		}
+	case f.speedup != 0:
+		if err := workload.Speedup(reqs, f.speedup); err != nil {
+			return nil, badInput(fmt.Errorf("--speedup: %w", err))
+		}
+	case f.rate != 0:
+		if _, err := workload.RescaleToRate(reqs, f.rate); err != nil {
+			return nil, badInput(fmt.Errorf("--rate: %w", err))
+		}
+	}
+	return reqs, nil
+}
+
+// lookupTraffic is a traffic profile by name, or the one profile of a
+// YAML file (as `thinkcap fit` writes it).
+func lookupTraffic(cat *profiles.Catalog, nameOrFile string) (profiles.Traffic, error) {
+	if !strings.HasSuffix(nameOrFile, ".yaml") && !strings.HasSuffix(nameOrFile, ".yml") {
+		return cat.TrafficProfile(nameOrFile)
+	}
+	var file profiles.Catalog
+	if err := file.LoadPath(nameOrFile); err != nil {
+		return profiles.Traffic{}, err
+	}
+	names := file.TrafficNames()
+	if len(names) != 1 {
+		return profiles.Traffic{}, fmt.Errorf("%s defines %d traffic profiles (%s); load it with --profiles and pick one by name", nameOrFile, len(names), strings.Join(names, ", "))
+	}
+	return file.Traffic[names[0]], nil
 }
 
 // lengthClass is the one class the --*-tokens flags describe.
