@@ -3,7 +3,7 @@ GO ?= go
 # The whole-run simulation benchmarks run once each; micro-benchmarks run 1 s.
 BENCHTIME ?= 1x
 
-.PHONY: build test bench lint run fuzz
+.PHONY: build test bench lint run fuzz samples
 
 build:
 	$(GO) build -o bin/thinkcap ./cmd/thinkcap
@@ -28,9 +28,17 @@ run:
 # Longer fuzzing of every parser (not part of `make test`).
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test ./workload -run '^$$' -fuzz FuzzRead -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzRead$$ -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzReadOpenAI -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzScanNative -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzParseMapping -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzReadEval -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzParseDist -fuzztime $(FUZZTIME)
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadYAML -fuzztime $(FUZZTIME)
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadStepCoefficients -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSpeculativeConfig -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseAcceptance -fuzztime $(FUZZTIME)
+
+# Rewrite the sample data in testdata/ (a test checks it matches).
+samples:
+	$(GO) run ./testdata/gen
