@@ -13,9 +13,10 @@ type whatIfSummary struct {
 		Think struct{ P99 float64 }
 	}
 	Transforms []struct {
-		Name    string
-		Changed int `json:"requests_changed"`
-		Added   int `json:"requests_added"`
+		Name        string
+		Changed     int `json:"requests_changed"`
+		Added       int `json:"requests_added"`
+		AnswersLost int `json:"answers_lost"`
 	}
 	Pools []struct {
 		Pool   string
@@ -47,6 +48,10 @@ func TestThinkBudgetFlags(t *testing.T) {
 	}
 	if len(capped.Transforms) != 1 || capped.Transforms[0].Changed == 0 {
 		t.Fatalf("transforms %+v", capped.Transforms)
+	}
+	cut := simulateJSON(t, "--think-budget", "256", "--budget-policy", "truncate")
+	if lost := cut.Transforms[0].AnswersLost; lost == 0 || cut.Requests.Total-cut.Requests.Completed != lost {
+		t.Fatalf("truncate: %d answers lost, %d of %d requests not completed", lost, cut.Requests.Total-cut.Requests.Completed, cut.Requests.Total)
 	}
 	two := simulateJSON(t, "--think-budget", "256", "--budget-policy", "two-phase")
 	if added := two.Transforms[0].Added; added == 0 || two.Requests.Total != 500+added || two.Requests.Completed != two.Requests.Total {
