@@ -269,6 +269,9 @@ func (c *cluster) finishAt(s *seq, t int64) {
 			c.cancel(kids, t)
 		} else {
 			res.Continued = true
+			if res.Status == workload.StatusTruncated {
+				res.Status = workload.StatusOK // the follow-up answers
+			}
 			chainDone = false
 			for _, k := range kids {
 				c.follow.push(t+secondsToNs(c.reqs[k].ArrivalS), k)

@@ -199,7 +199,9 @@ func (w *WhatIf) applyBudget(reqs []Request) ([]Request, TransformReport) {
 	case PolicyTwoPhase:
 		out := make([]Request, 0, len(reqs)+len(reqs)/2)
 		for i, r := range reqs {
-			if r.ThinkTokens == 0 {
+			if r.ThinkTokens == 0 || r.AnswerTokens == 0 {
+				// Nothing to split: no thinking, or no known answer (a log
+				// record cut inside its thinking).
 				out = append(out, r)
 				continue
 			}
@@ -212,6 +214,7 @@ func (w *WhatIf) applyBudget(reqs []Request) ([]Request, TransformReport) {
 			phase1 := r
 			phase1.ID = id
 			phase1.ThinkTokens, phase1.AnswerTokens = think, 0
+			phase1.FinishReason = "" // the gateway goes on to phase 2
 			// Phase 2 continues from prompt + trace (+ the appended closing
 			// tag when the budget cut it), a second prefill unless the
 			// prefix cache still holds phase 1's sequence.
