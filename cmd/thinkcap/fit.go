@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -154,13 +151,7 @@ func trafficProfile(rep *analysis.FitReport, logName string) profiles.Traffic {
 // loads back and generates: a file fit writes must work with --profiles.
 func profileYAML(rep *analysis.FitReport, logName string) ([]byte, error) {
 	t := trafficProfile(rep, logName)
-	var root yaml.Node
-	if err := root.Encode(struct {
-		Traffic []profiles.Traffic `yaml:"traffic"`
-	}{[]profiles.Traffic{t}}); err != nil {
-		return nil, err
-	}
-	root.HeadComment = fmt.Sprintf(`Traffic profile fitted by thinkcap fit from %s (%d requests).
+	head := fmt.Sprintf(`Traffic profile fitted by thinkcap fit from %s (%d requests).
 
 Each class is one (effort mode × task category) of the log, with its share of
 the requests. Token counts are workload distribution specs; spike=V@P gives a
@@ -170,41 +161,28 @@ distribution is its fit: KS is the Kolmogorov–Smirnov distance between the log
 (spikes excluded) and the fit, smaller is better; n is the class's requests.
 
 Use: thinkcap simulate --profiles FILE --traffic %s`, logName, rep.Requests, rep.Name)
-	classes := mappingValue(mappingValue(&root, "traffic").Content[0], "classes")
-	for i, c := range rep.Classes {
-		node := classes.Content[i]
-		dropEmpty(node, "mode", "category", "prefix_id", "prefix_tokens")
-		for _, f := range []struct {
-			key string
-			res *analysis.FitResult
-		}{
-			{"prompt_tokens", &c.Prompt}, {"think_tokens", &c.Think}, {"answer_tokens", &c.Answer},
-		} {
-			for j := 0; j+1 < len(node.Content); j += 2 {
-				if node.Content[j].Value == f.key {
-					node.Content[j].HeadComment = fitComment(f.res)
-					node.Content[j+1].Style = yaml.DoubleQuotedStyle
-				}
-			}
+	data, err := profiles.EncodeTrafficYAML([]profiles.Traffic{t}, head, func(_, class int, field string) string {
+		c := &rep.Classes[class]
+		switch field {
+		case "prompt_tokens":
+			return fitComment(&c.Prompt)
+		case "think_tokens":
+			return fitComment(&c.Think)
+		default:
+			return fitComment(&c.Answer)
 		}
-	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&root); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	var check profiles.Catalog
-	if err := check.LoadYAML("fitted profile", buf.Bytes()); err != nil {
+	if err := check.LoadYAML("fitted profile", data); err != nil {
 		return nil, fmt.Errorf("fit wrote a profile that does not load: %w", err)
 	}
 	if _, err := workload.ClassesFromTraffic(t); err != nil {
 		return nil, fmt.Errorf("fit wrote a profile that does not generate: %w", err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // fitComment is "lognormal, KS 0.0042 (gamma 0.0311, empirical 0.0061);
@@ -237,33 +215,4 @@ func fitComment(r *analysis.FitResult) string {
 	}
 	fmt.Fprintf(&b, "; n %d", r.N)
 	return b.String()
-}
-
-// mappingValue is the value of key in a mapping node (a document's root
-// mapping when n is the document).
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind == yaml.DocumentNode {
-		n = n.Content[0]
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return &yaml.Node{Kind: yaml.SequenceNode} // unreachable: the keys come from profiles' own tags
-}
-
-// dropEmpty removes keys whose values are "" or 0 from a mapping node: a
-// profile file needs no empty mode or unused prefix.
-func dropEmpty(n *yaml.Node, keys ...string) {
-	var kept []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		empty := v.Value == "" || v.Value == "0"
-		if empty && slices.Contains(keys, k.Value) {
-			continue
-		}
-		kept = append(kept, k, v)
-	}
-	n.Content = kept
 }
