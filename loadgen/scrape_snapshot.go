@@ -1,6 +1,9 @@
 package loadgen
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Snapshot is what thinkcap reads from one /metrics response of a vLLM
 // server. Gauges are the state at the scrape; counters are cumulative since
@@ -83,12 +86,8 @@ func (s *Snapshot) Has(f Field) bool { return s.Present&f == f }
 
 // HasFamily reports whether the vllm:* family name was present.
 func (s *Snapshot) HasFamily(name string) bool {
-	for _, f := range s.Families {
-		if f == name {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearch(s.Families, name)
+	return found
 }
 
 // CacheConfig is the engine's cache configuration as vllm:cache_config_info

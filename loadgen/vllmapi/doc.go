@@ -3,4 +3,12 @@
 // names (with their aliases across versions). Both the load generator and
 // the emulator import it, so the client and the server cannot drift apart.
 // Facts and their places in vLLM's source: reference/vllm-facts.md §4-§6.
+//
+// Read first: request.go (what a client sends), chunk.go (what a stream
+// carries), errors.go (the error bodies and ParseError), metrics.go (the
+// /metrics families, aliases and histogram buckets). decode.go is a
+// zero-allocation reader of stream chunks for the load generator's hot
+// path (jsonscan.go underneath); view.go ties it to the encoding/json
+// types it is tested against. response.go has the non-streaming bodies and
+// /v1/models.
 package vllmapi
