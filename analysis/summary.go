@@ -24,6 +24,33 @@ type Summary struct {
 	Pools []Summary `json:"pools,omitempty"`
 	// Pool names this summary's pool inside Pools.
 	Pool string `json:"pool,omitempty"`
+	// Load tests only: latencies measured from when each request was
+	// actually sent (LatencyS measures from when it was scheduled; the
+	// difference is coordinated omission), how late sends were, and what
+	// the server's counters said about speculative decoding and the
+	// prefix cache.
+	LatencyFromSentS   *Latencies       `json:"latency_from_sent_s,omitempty"`
+	ScheduleLagS       *ScheduleLag     `json:"schedule_lag_s,omitempty"`
+	SpecDecode         *SpecDecodeStats `json:"spec_decode,omitempty"`
+	PrefixCacheHitRate *float64         `json:"prefix_cache_hit_rate,omitempty"`
+}
+
+// ScheduleLag is how late a load generator sent requests after their
+// scheduled times, in seconds, and how many were later than its threshold.
+type ScheduleLag struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Late int     `json:"late"`
+}
+
+// SpecDecodeStats is speculative decoding's acceptance as vLLM's counters
+// show it: mean acceptance length 1 + accepted/drafts, the fraction of
+// draft tokens accepted, and per-position acceptance rates.
+type SpecDecodeStats struct {
+	AcceptanceLength float64   `json:"acceptance_length"`
+	AcceptanceRate   float64   `json:"acceptance_rate"`
+	PerPosition      []float64 `json:"per_position,omitempty"`
 }
 
 // Config is the deployment that produced the summary.

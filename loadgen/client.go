@@ -83,6 +83,9 @@ type ClientConfig struct {
 	Temperature *float64
 	// MaxEventBytes bounds one stream event (0: 64 MiB).
 	MaxEventBytes int
+	// Gaps, if set, receives every inter-token gap of every stream: the
+	// run's ITL distribution.
+	Gaps *GapHistogram
 }
 
 // Validate reports every problem of c.
@@ -394,6 +397,7 @@ func (c *Client) readStream(m *Measurement, parent, ctx context.Context, cancel 
 	run.sse.Reset(body)
 	run.sse.MaxEventBytes = c.cfg.MaxEventBytes
 	run.st.reset(c.cfg.ReasoningParser, saveText, c.cfg.ThinkStart, c.cfg.ThinkEnd)
+	run.st.gaps = c.cfg.Gaps
 	st := &run.st
 
 	var readErr, chunkErr error

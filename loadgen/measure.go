@@ -198,6 +198,7 @@ type stream struct {
 	thinkEnd    time.Time
 	tokenEvents int
 	itl         itlStats
+	gaps        *GapHistogram // the run's, shared by every stream
 
 	usage      vllmapi.UsageCounts
 	hasUsage   bool
@@ -253,6 +254,7 @@ func (s *stream) chunk(v *vllmapi.ChunkView, at time.Time) {
 			s.firstToken = at
 		} else {
 			s.itl.add(at.Sub(s.lastToken))
+			s.gaps.Add(at.Sub(s.lastToken))
 		}
 		s.lastToken = at
 		for c, ok := range marks {

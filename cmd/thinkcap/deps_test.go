@@ -15,15 +15,18 @@ const module = "github.com/thinkcap/thinkcap/"
 // allowedImports is DESIGN.md's dependency rule: which project packages each
 // package may import (cmd may import everything; nothing imports cmd).
 var allowedImports = map[string][]string{
-	"profiles": {},
-	"workload": {"profiles"},
-	"analysis": {"workload"},
-	"sim":      {"workload", "profiles"},
+	"profiles":        {},
+	"workload":        {"profiles"},
+	"analysis":        {"workload"},
+	"sim":             {"workload", "profiles"},
+	"loadgen":         {"workload", "loadgen/vllmapi"},
+	"loadgen/vllmapi": {},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.
 var forbiddenStd = map[string][]string{
-	"sim": {"net/http", "net"},
+	"sim":      {"net/http", "net"},
+	"analysis": {"net/http"},
 }
 
 func TestDependencyRule(t *testing.T) {

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+type loadtestOptions struct {
+	traffic        trafficFlags
+	profilesPath   string
+	seed           int64
+	url            string
+	model          string
+	endpoint       string
+	apiKeyEnv      string
+	caCert         string
+	headerTimeout  time.Duration
+	requestTimeout time.Duration
+	scrapeInterval time.Duration
+	out            string
+	warmup         int
+	duration       time.Duration
+	maxInFlight    int
+	saveText       float64
+	forceLength    string
+	thinkingBudget int
+	noParser       bool
+	output         string
+}
+
+func newLoadtestCmd() *cobra.Command {
+	var o loadtestOptions
+	cmd := &cobra.Command{
+		Use:   "loadtest",
+		Short: "Drive a vLLM endpoint with the traffic and measure users and server",
+		Long: `loadtest sends a log's requests (or synthetic or profile traffic) to a vLLM
+OpenAI-compatible endpoint, streaming, and measures per request what users see:
+time to first token, time to first answer token (thinking hidden), TPOT,
+inter-token latency, E2E, from the scheduled and from the sent time. Lengths
+are forced (max_tokens = think + answer, min_tokens and ignore_eos) so the
+server generates what the log says. It scrapes /metrics for KV usage,
+preemptions, queues, speculative decoding and the cache config, and writes a
+run directory: results.jsonl (incrementally: an interrupted run keeps every
+finished record), timeline.csv, metadata.json and summary.json.
+
+The API key comes from the environment (--api-key-env) and is never written.`,
+		Example: `  thinkcap loadtest --url http://127.0.0.1:8000 --model Qwen/Qwen3-8B --requests 500 --rate 4
+  thinkcap loadtest --url http://gpu-node:8000 --model qwen3 --workload requests.jsonl --speedup 10 --out run1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLoadtest(cmd, &o) },
+	}
+	fs := cmd.Flags()
+	o.traffic.register(fs)
+	fs.StringVar(&o.profilesPath, "profiles", "", "extra traffic profiles: a YAML file or a directory of them")
+	fs.Int64Var(&o.seed, "seed", 0, "random seed of the synthetic traffic and prompts")
+	fs.StringVar(&o.url, "url", "", "the server's base URL, e.g. http://127.0.0.1:8000 (required)")
+	fs.StringVar(&o.model, "model", "", "the served model name, as in /v1/models (required)")
+	fs.StringVar(&o.endpoint, "endpoint", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)")
+	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never written anywhere)")
+	fs.StringVar(&o.caCert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate")
+	fs.DurationVar(&o.headerTimeout, "header-timeout", 60*time.Second, "most time to wait for response headers")
+	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
+	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
+	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS)")
+	fs.IntVar(&o.warmup, "warmup", 0, "first N requests sent but left out of the statistics")
+	fs.DurationVar(&o.duration, "duration", 0, "stop sending new requests after this long")
+	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
+	fs.Float64Var(&o.saveText, "save-text", 0, "fraction of requests whose prompt and generated text is stored (default none)")
+	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
+	fs.IntVar(&o.thinkingBudget, "thinking-budget", 0, "send vLLM's thinking_token_budget (needs --reasoning-parser on the server)")
+	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
+	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	return cmd
+}
+
+func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	cat, err := profiles.Embedded()
+	if err != nil {
+		return err
+	}
+	if o.profilesPath != "" {
+		if err := cat.LoadPath(o.profilesPath); err != nil {
+			return badInput(fmt.Errorf("--profiles: %w", err))
+		}
+	}
+	reqs, err := o.traffic.load(cat, o.seed, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	ensureIDs(reqs)
+	apiKey := os.Getenv(o.apiKeyEnv)
+	gaps := &loadgen.GapHistogram{}
+	client, err := loadgen.NewClient(loadgen.ClientConfig{
+		BaseURL: o.url, Model: o.model, Endpoint: loadgen.Endpoint(o.endpoint), APIKey: apiKey,
+		HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, CACert: o.caCert,
+		ReasoningParser: !o.noParser, Gaps: gaps,
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	dir, err := runDir(o.out)
+	if err != nil {
+		return badInput(err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	meta := loadgen.Metadata{
+		Command: loadgen.RedactCommandLine(os.Args, apiKey), TargetURL: o.url, Model: o.model,
+		Start: time.Now(), Options: map[string]any{"endpoint": o.endpoint, "requests": len(reqs), "warmup": o.warmup, "concurrency": o.traffic.concurrency},
+	}
+	meta.ServerVersion, _ = loadgen.FetchVersion(ctx, nil, o.url, apiKey)
+	if models, err := loadgen.FetchModels(ctx, nil, o.url, apiKey); err == nil {
+		meta.Models, meta.MaxModelLen = models.Models, models.MaxModelLen(o.model)
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: warning: /v1/models: %v\n", err)
+	}
+
+	scraper := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, Interval: o.scrapeInterval, APIKey: apiKey})
+	scrapeCtx, stopScrape := context.WithCancel(ctx)
+	scraped := make(chan struct{})
+	go func() {
+		defer close(scraped)
+		if o.scrapeInterval > 0 {
+			scraper.Run(scrapeCtx)
+		}
+	}()
+
+	results, err := os.Create(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		return badInput(err)
+	}
+	defer results.Close()
+	writer := workload.NewResultWriter(results)
+	lengths := &loadgen.LengthControl{
+		ForceLength:    o.forceLength == "on" || o.forceLength == "auto" && loadgen.ForceLengthFor(o.model),
+		ThinkingBudget: o.thinkingBudget, SaveTextRate: o.saveText, Seed: uint64(o.seed),
+		Prompts: &loadgen.PromptCalibrator{},
+	}
+	bar := newProgress(cmd.ErrOrStderr(), "load test")
+	var done, failed atomic.Int64
+	var writeErr atomic.Value
+	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
+		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
+		Duration: o.duration, Warmup: o.warmup, Build: lengths.Build,
+		OnResult: func(res *workload.Result, _ bool) {
+			lengths.Observe(res.ID, res.PromptTokens)
+			// Written and flushed one by one: a crash or Ctrl-C keeps every
+			// finished record.
+			if err := writer.Write(res); err == nil {
+				err = writer.Flush()
+			} else {
+				writeErr.Store(err)
+			}
+			if !res.OK() {
+				failed.Add(1)
+			}
+			bar.update(int(done.Add(1)), len(reqs))
+		},
+	})
+	bar.done()
+	stopScrape()
+	<-scraped
+	if err, _ := writeErr.Load().(error); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	// One last scrape so the counters cover the end of the window.
+	if o.scrapeInterval > 0 {
+		_, _ = scraper.Scrape(context.Background())
+	}
+	meta.End = time.Now()
+	samples := scraper.Samples()
+	meta.CacheConfig = loadgen.FirstCacheConfig(samples)
+	stats := scraper.Stats()
+	meta.Scrape = &stats
+	tel := loadgen.Summarize(samples, measureFrom(outcome, reqs, o.warmup), outcome.End)
+
+	s := loadtestSummary(o, &outcome, &tel, gaps, meta.MaxModelLen)
+	if err := writeRunFiles(dir, &s, &meta, samples, outcome.Start); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: wrote %s (results.jsonl, timeline.csv, metadata.json, summary.json)\n", dir)
+	out := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	if err := analysis.WriteTable(out, &s); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nschedule lag p50 %.2f ms, p99 %.2f ms, %d requests later than %v\n",
+		1e3*s.ScheduleLagS.P50, 1e3*s.ScheduleLagS.P99, s.ScheduleLagS.Late, loadgen.LateThreshold)
+	return nil
+}
+
+func (o *loadtestOptions) validate() error {
+	switch {
+	case o.url == "":
+		return badInput(fmt.Errorf("--url is required (the vLLM server, e.g. http://127.0.0.1:8000)"))
+	case o.model == "":
+		return badInput(fmt.Errorf("--model is required (the served model name, as /v1/models lists it)"))
+	case o.endpoint != "chat" && o.endpoint != "completions":
+		return badInput(fmt.Errorf("--endpoint %q: valid endpoints are chat, completions", o.endpoint))
+	case o.forceLength != "auto" && o.forceLength != "on" && o.forceLength != "off":
+		return badInput(fmt.Errorf("--force-length %q: valid values are auto, on, off", o.forceLength))
+	case o.saveText < 0 || o.saveText > 1:
+		return badInput(fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.saveText))
+	case o.warmup < 0 || o.maxInFlight < 0 || o.duration < 0 || o.scrapeInterval < 0:
+		return badInput(fmt.Errorf("--warmup, --max-in-flight, --duration and --scrape-interval must not be negative"))
+	case o.output != "table" && o.output != "json":
+		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	}
+	return nil
+}
+
+// ensureIDs gives every request an ID: it is the x-request-id header and
+// joins result records to requests.
+func ensureIDs(reqs []workload.Request) {
+	for i := range reqs {
+		if reqs[i].ID == "" {
+			reqs[i].ID = fmt.Sprintf("req-%06d", i+1)
+		}
+	}
+}
+
+// runDir creates the run directory: the given one, or a timestamped one.
+func runDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "thinkcap-loadtest-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--out: %w", err)
+	}
+	return dir, nil
+}
+
+// measureFrom is when the measured (post-warm-up) part of the run began.
+func measureFrom(o loadgen.Outcome, reqs []workload.Request, warmup int) time.Time {
+	if warmup <= 0 || warmup >= len(reqs) {
+		return o.Start
+	}
+	return o.Start.Add(time.Duration(reqs[warmup].ArrivalS * float64(time.Second)))
+}
+
+// loadtestSummary is DESIGN.md's summary JSON of a load test: latencies
+// from the result records, the server's side from the scraped metrics.
+func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Telemetry, gaps *loadgen.GapHistogram, maxModelLen int64) analysis.Summary {
+	duration := out.End.Sub(out.Start).Seconds()
+	s := analysis.Summarize("loadtest", out.Results, duration)
+	sent := analysis.Summarize("loadtest", out.FromSent, duration)
+	s.LatencyFromSentS = &sent.LatencyS
+	var itl analysis.Stat
+	itl.Mean, itl.P50, itl.P90, itl.P99 = gaps.Quantiles()
+	s.LatencyS.ITL, s.LatencyFromSentS.ITL = itl, itl
+	s.ScheduleLagS = &analysis.ScheduleLag{P50: out.LagP50S, P99: out.LagP99S, Max: out.LagMaxS, Late: out.Late}
+	s.Config = analysis.Config{Model: o.model, Replicas: 1, MaxModelLen: int(maxModelLen)}
+	if c := tel.Capacity; c != nil {
+		s.Config.KVCacheDtype = c.CacheDtype
+		s.Capacity = analysis.Capacity{
+			NumGPUBlocks: int(c.NumGPUBlocks), BlockSize: int(c.BlockSize),
+			KVCacheTokens: c.KVCacheTokens, MaxConcurrency: c.MaxConcurrency,
+		}
+	}
+	if tel.Preemptions != nil {
+		s.Preemptions = int64(*tel.Preemptions)
+	}
+	if g := tel.KVUsage; g != nil {
+		s.KVUsage = analysis.KVUsage{Mean: g.Mean, Peak: g.Peak}
+	}
+	if g := tel.Running; g != nil {
+		s.Running = analysis.Occupancy{Mean: g.Mean, Peak: int(g.Peak)}
+	}
+	if g := tel.Waiting; g != nil {
+		s.Waiting = analysis.Occupancy{Mean: g.Mean, Peak: int(g.Peak)}
+	}
+	if sd := tel.SpecDecode; sd != nil {
+		s.SpecDecode = &analysis.SpecDecodeStats{AcceptanceLength: sd.AcceptanceLength, AcceptanceRate: sd.AcceptanceRate, PerPosition: sd.PerPosAcceptanceRate}
+	}
+	if pc := tel.PrefixCache; pc != nil {
+		rate := pc.HitRate
+		s.PrefixCacheHitRate = &rate
+	}
+	return s
+}
+
+// writeRunFiles writes summary.json, metadata.json and timeline.csv.
+func writeRunFiles(dir string, s *analysis.Summary, meta *loadgen.Metadata, samples []loadgen.Sample, start time.Time) error {
+	err := writeFile(filepath.Join(dir, "summary.json"), func(w *bufio.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	})
+	if err != nil {
+		return err
+	}
+	if err := loadgen.WriteMetadata(filepath.Join(dir, "metadata.json"), *meta); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "timeline.csv"), func(w *bufio.Writer) error {
+		return loadgen.WriteTimelineCSV(w, samples, start)
+	})
+}

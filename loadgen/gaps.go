@@ -1,0 +1,72 @@
+package loadgen
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// GapHistogram collects every inter-token gap of a run, across all
+// streams, in constant memory: a log-linear histogram with 64 sub-buckets
+// per power of two (about 1% resolution) and atomic counters, so thousands
+// of streams add to it without a lock. It gives the run's ITL
+// distribution, which per-request summaries cannot.
+type GapHistogram struct {
+	counts [64 * 64]atomic.Int64
+	n      atomic.Int64
+	sumNs  atomic.Int64
+}
+
+const gapSubBits = 6
+
+func gapBucket(ns int64) int {
+	if ns < 1<<gapSubBits {
+		return int(max(ns, 0))
+	}
+	exp := bits.Len64(uint64(ns)) - 1 - gapSubBits
+	return (exp+1)<<gapSubBits + int(ns>>uint(exp)) - 1<<gapSubBits
+}
+
+func gapValue(i int) float64 {
+	if i < 1<<gapSubBits {
+		return float64(i)
+	}
+	exp := i>>gapSubBits - 1
+	lo := float64(int64(i&(1<<gapSubBits-1)+1<<gapSubBits) << uint(exp))
+	return lo + float64(int64(1)<<uint(exp))/2
+}
+
+// Add records one gap.
+func (h *GapHistogram) Add(d time.Duration) {
+	if h == nil {
+		return
+	}
+	h.counts[gapBucket(int64(d))].Add(1)
+	h.n.Add(1)
+	h.sumNs.Add(int64(d))
+}
+
+// Count is the number of gaps recorded.
+func (h *GapHistogram) Count() int64 { return h.n.Load() }
+
+// Quantiles returns the mean and the 50th, 90th and 99th percentiles in
+// seconds (zeros when empty).
+func (h *GapHistogram) Quantiles() (mean, p50, p90, p99 float64) {
+	n := h.n.Load()
+	if n == 0 {
+		return 0, 0, 0, 0
+	}
+	q := func(p float64) float64 {
+		rank := max(int64(math.Ceil(p*float64(n))), 1)
+		var seen int64
+		for i := range h.counts {
+			seen += h.counts[i].Load()
+			if seen >= rank {
+				return gapValue(i) / 1e9
+			}
+		}
+		return gapValue(len(h.counts)-1) / 1e9
+	}
+	return float64(h.sumNs.Load()) / float64(n) / 1e9, q(0.5), q(0.9), q(0.99)
+}

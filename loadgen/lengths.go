@@ -1,0 +1,87 @@
+package loadgen
+
+import (
+	"hash/fnv"
+	"strings"
+	"sync"
+
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// LengthControl turns request records into requests that make the server
+// generate what the record says (issue: length control): max_tokens = think
+// + answer, with min_tokens = max_tokens and ignore_eos so the model cannot
+// stop early; thinking off (Qwen3's chat_template_kwargs.enable_thinking =
+// false) for low-effort requests that do not think; the server's own
+// thinking_token_budget when a budget is given; a synthetic prompt of the
+// record's length.
+type LengthControl struct {
+	// ForceLength sends min_tokens = max_tokens and ignore_eos. Leave it off
+	// for gpt-oss (Harmony), where ignore_eos breaks generation.
+	ForceLength bool
+	// ThinkingBudget > 0 sends vLLM's thinking_token_budget (needs a
+	// reasoning parser on the server; vllm/v1/sample/thinking_budget_state.py).
+	ThinkingBudget int
+	// SaveTextRate is the fraction of requests whose prompt and generated
+	// text may be stored (--save-text); 0 stores none.
+	SaveTextRate float64
+	// Seed makes the synthetic prompts.
+	Seed uint64
+	// Prompts calibrates prompt text to the server's prompt_tokens.
+	Prompts *PromptCalibrator
+
+	words sync.Map // request ID → prompt words sent, for Observe
+}
+
+// ForceLengthFor is the default of ForceLength for a served model name:
+// on, except for gpt-oss, whose Harmony format breaks under ignore_eos.
+func ForceLengthFor(model string) bool {
+	return !strings.Contains(strings.ToLower(model), "gpt-oss")
+}
+
+// Build is the request sent for record r.
+func (lc *LengthControl) Build(r workload.Request) Request {
+	req := Request{
+		ID:        r.ID,
+		MaxTokens: max(r.ThinkTokens+r.AnswerTokens, 1),
+		Priority:  r.Priority,
+	}
+	seed := lc.Seed ^ hashID(r.ID)
+	if lc.Prompts != nil {
+		var words int
+		req.Prompt, words = lc.Prompts.Prompt(r.PromptTokens, seed)
+		lc.words.Store(r.ID, words)
+	} else {
+		req.Prompt = SyntheticPrompt(r.PromptTokens, seed)
+	}
+	if lc.ForceLength {
+		req.MinTokens, req.IgnoreEOS = req.MaxTokens, true
+	}
+	if r.ThinkTokens == 0 && r.Mode == workload.ModeLow {
+		off := false
+		req.EnableThinking = &off
+	}
+	if lc.ThinkingBudget > 0 {
+		req.ThinkingBudget = lc.ThinkingBudget
+	}
+	if lc.SaveTextRate > 0 {
+		req.SaveText = float64(hashID(r.ID)%1_000_000)/1e6 < lc.SaveTextRate
+	}
+	return req
+}
+
+// Observe feeds the server's reported prompt tokens for a request back to
+// the prompt calibrator, so later prompts hit their lengths more closely.
+func (lc *LengthControl) Observe(id string, reportedPromptTokens int) {
+	w, ok := lc.words.LoadAndDelete(id)
+	if !ok || lc.Prompts == nil || reportedPromptTokens <= 0 {
+		return
+	}
+	lc.Prompts.Observe(w.(int), reportedPromptTokens)
+}
+
+func hashID(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}

@@ -1,0 +1,106 @@
+package loadgen
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// instant answers every request at once and counts those in flight.
+type instant struct {
+	inFlight, peak atomic.Int64
+	hold           time.Duration
+}
+
+func (d *instant) Do(ctx context.Context, req Request) Measurement {
+	n := d.inFlight.Add(1)
+	for {
+		p := d.peak.Load()
+		if n <= p || d.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	now := time.Now()
+	time.Sleep(d.hold)
+	d.inFlight.Add(-1)
+	end := time.Now()
+	return Measurement{Sent: now, FirstToken: end, FirstAnswer: end, LastToken: end, End: end,
+		AnswerTokens: 1, Status: workload.StatusOK, TokenSource: TokenSourceCounted}
+}
+
+func requestsAt(rate float64, n int) []workload.Request {
+	reqs := make([]workload.Request, n)
+	for i := range reqs {
+		reqs[i] = workload.Request{ID: string(rune('a' + i%26)), ArrivalS: float64(i) / rate, PromptTokens: 1, AnswerTokens: 1}
+	}
+	return reqs
+}
+
+func build(r workload.Request) Request { return Request{ID: r.ID, MaxTokens: 1} }
+
+func TestOpenLoopFollowsTheSchedule(t *testing.T) {
+	reqs := requestsAt(100, 50) // 0.49 s of schedule
+	o := Run(context.Background(), &instant{}, RunConfig{Requests: reqs, Build: build, Warmup: 5})
+	if len(o.Results) != 45 || o.Issued != 50 {
+		t.Fatalf("%d measured of %d issued, want 45 of 50 (warm-up excluded)", len(o.Results), o.Issued)
+	}
+	if el := o.End.Sub(o.Start); el < 480*time.Millisecond || el > 2*time.Second {
+		t.Fatalf("run took %v for a 0.49 s schedule", el)
+	}
+	for i, r := range o.Results {
+		if want := reqs[i+5].ArrivalS; r.ScheduledS != want {
+			t.Fatalf("request %d scheduled at %g, want %g", i, r.ScheduledS, want)
+		}
+	}
+	if o.LagP99S > 0.05 {
+		t.Fatalf("schedule lag p99 %g s", o.LagP99S)
+	}
+}
+
+func TestClosedLoopKeepsConcurrency(t *testing.T) {
+	d := &instant{hold: 5 * time.Millisecond}
+	o := Run(context.Background(), d, RunConfig{Requests: requestsAt(1, 40), Build: build, Concurrency: 4})
+	if len(o.Results) != 40 || d.peak.Load() != 4 {
+		t.Fatalf("%d results, peak in flight %d, want 40 and 4", len(o.Results), d.peak.Load())
+	}
+}
+
+func TestMaxInFlightAndDuration(t *testing.T) {
+	d := &instant{hold: 20 * time.Millisecond}
+	o := Run(context.Background(), d, RunConfig{Requests: requestsAt(1000, 100), Build: build, MaxInFlight: 3, Duration: 50 * time.Millisecond})
+	if d.peak.Load() > 3 {
+		t.Fatalf("peak in flight %d above the cap 3", d.peak.Load())
+	}
+	if o.Issued >= 100 || o.Issued == 0 {
+		t.Fatalf("issued %d: --duration should stop sending", o.Issued)
+	}
+	if o.Late == 0 {
+		t.Fatal("requests waiting for a slot were not counted late")
+	}
+}
+
+func TestCancelKeepsFinishedRecords(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
+	defer cancel()
+	var seen atomic.Int64
+	o := Run(ctx, &instant{}, RunConfig{Requests: requestsAt(100, 100), Build: build,
+		OnResult: func(*workload.Result, bool) { seen.Add(1) }})
+	if o.Issued == 0 || o.Issued >= 100 || int(seen.Load()) != o.Issued {
+		t.Fatalf("issued %d, recorded %d", o.Issued, seen.Load())
+	}
+}
+
+// BenchmarkScheduleLag500 paces 1,000 requests at 500 req/s against an
+// instant server: the target is schedule lag p99 at most 2 ms.
+func BenchmarkScheduleLag500(b *testing.B) {
+	reqs := requestsAt(500, 1000)
+	var o Outcome
+	for b.Loop() {
+		o = Run(context.Background(), &instant{}, RunConfig{Requests: reqs, Build: build})
+	}
+	b.ReportMetric(o.LagP50S*1e3, "lag-p50-ms")
+	b.ReportMetric(o.LagP99S*1e3, "lag-p99-ms")
+}
