@@ -136,6 +136,7 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 
 	scraper := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, Interval: o.scrapeInterval, APIKey: apiKey})
 	scrapeCtx, stopScrape := context.WithCancel(ctx)
+	defer stopScrape()
 	scraped := make(chan struct{})
 	go func() {
 		defer close(scraped)
