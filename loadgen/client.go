@@ -145,6 +145,11 @@ type Request struct {
 	Stop     []string
 	// SaveText keeps the answer and reasoning text in the Measurement.
 	SaveText bool
+	// Continue is generated text to continue from: phase 2 of a two-phase
+	// thinking budget sends phase 1's trace, closed. On chat it is the
+	// final assistant message (continue_final_message); on completions it
+	// is appended to the prompt.
+	Continue string
 }
 
 // Client sends requests to one OpenAI-compatible endpoint and measures
@@ -284,7 +289,7 @@ func (c *Client) Body(req Request) ([]byte, error) {
 	if c.cfg.Endpoint == EndpointCompletions {
 		body = &vllmapi.CompletionRequest{
 			Model:          c.cfg.Model,
-			Prompt:         req.Prompt,
+			Prompt:         req.Prompt + req.Continue,
 			MaxTokens:      max(req.MaxTokens, 0),
 			Stream:         true,
 			StreamOptions:  opts,
@@ -306,6 +311,11 @@ func (c *Client) Body(req Request) ([]byte, error) {
 		}
 		if req.EnableThinking != nil {
 			r.ChatTemplateKwargs = vllmapi.ChatTemplateKwargs{"enable_thinking": *req.EnableThinking}
+		}
+		if req.Continue != "" {
+			no := false
+			r.Messages = append(r.Messages, vllmapi.Message{Role: "assistant", Content: req.Continue})
+			r.ContinueFinalMessage, r.AddGenerationPrompt = true, &no
 		}
 		body = r
 	}

@@ -64,9 +64,29 @@ func (lc *LengthControl) Build(r workload.Request) Request {
 	if lc.ThinkingBudget > 0 {
 		req.ThinkingBudget = lc.ThinkingBudget
 	}
-	if lc.SaveTextRate > 0 {
-		req.SaveText = float64(hashID(r.ID)%1_000_000)/1e6 < lc.SaveTextRate
+	req.SaveText = lc.Saves(r.ID)
+	return req
+}
+
+// Saves reports whether the text of request id may be stored
+// (--save-text): a deterministic fraction SaveTextRate of the requests.
+func (lc *LengthControl) Saves(id string) bool {
+	return lc.SaveTextRate > 0 && float64(hashID(id)%1_000_000)/1e6 < lc.SaveTextRate
+}
+
+// Continue builds a follow-up request. Phase 2 of a two-phase thinking
+// budget (a follow-up whose prefix is its predecessor's sequence) sends the
+// same prompt and continues from phase 1's trace with the closing tag
+// appended, as the tutorial's bounded_reasoning gateway does; any other
+// follow-up (an escalation retry) is a fresh request.
+func (lc *LengthControl) Continue(child workload.Request, parent Request, pm *Measurement) Request {
+	req := lc.Build(child)
+	if child.PrefixTokens == 0 || child.PrefixID != "" {
+		return req
 	}
+	lc.words.Delete(child.ID) // its prompt is not synthetic: keep it out of the calibration
+	req.Prompt = parent.Prompt
+	req.Continue = DefaultThinkStart + "\n" + pm.Reasoning + "\n" + DefaultThinkEnd + "\n\n"
 	return req
 }
 

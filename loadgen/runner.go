@@ -35,10 +35,16 @@ type RunConfig struct {
 	// Build turns a request record into what the client sends (prompt text,
 	// length control).
 	Build func(workload.Request) Request
+	// Continue builds a follow-up request (one whose After names an earlier
+	// request: phase 2 of a two-phase budget, an escalation retry) from its
+	// predecessor's request and measurement. Follow-ups are sent as soon as
+	// their predecessor finishes, on the same goroutine; nil sends them as
+	// Build makes them.
+	Continue func(child workload.Request, parent Request, pm *Measurement) Request
 	// OnResult, if set, is called for every finished request, warm-up ones
 	// included, from the request's goroutine: write results incrementally
 	// here so an interrupted run keeps what it had.
-	OnResult func(res *workload.Result, warmup bool)
+	OnResult func(res *workload.Result, m *Measurement, warmup bool)
 }
 
 // Outcome is what a run measured.
@@ -66,6 +72,7 @@ const LateThreshold = 10 * time.Millisecond
 // (or ctx is cancelled: in-flight requests then end as cancelled records).
 func Run(ctx context.Context, doer Doer, cfg RunConfig) Outcome {
 	r := &runner{cfg: cfg, doer: doer, results: make([]slot, len(cfg.Requests))}
+	r.index()
 	r.start = time.Now()
 	if cfg.Concurrency > 0 {
 		r.closedLoop(ctx)
@@ -77,12 +84,36 @@ func Run(ctx context.Context, doer Doer, cfg RunConfig) Outcome {
 }
 
 type runner struct {
-	cfg     RunConfig
-	doer    Doer
-	start   time.Time
-	wg      sync.WaitGroup
-	issued  atomic.Int64
-	results []slot
+	cfg      RunConfig
+	doer     Doer
+	start    time.Time
+	wg       sync.WaitGroup
+	issued   atomic.Int64
+	results  []slot
+	roots    []int         // requests the schedule sends, in order
+	children map[int][]int // request → its follow-ups
+	followUp []bool        // request i is a follow-up
+}
+
+// index separates the scheduled requests from follow-ups. A follow-up
+// whose predecessor is unknown or later is sent as a scheduled request.
+func (r *runner) index() {
+	byID := map[string]int{}
+	r.followUp = make([]bool, len(r.cfg.Requests))
+	for i, q := range r.cfg.Requests {
+		if p, ok := byID[q.After]; ok && q.After != "" {
+			if r.children == nil {
+				r.children = map[int][]int{}
+			}
+			r.children[p] = append(r.children[p], i)
+			r.followUp[i] = true
+		} else {
+			r.roots = append(r.roots, i)
+		}
+		if q.ID != "" {
+			byID[q.ID] = i
+		}
+	}
 }
 
 // slot is one request's outcome; only its own goroutine writes it.
@@ -102,7 +133,7 @@ func (r *runner) openLoop(ctx context.Context) {
 	if r.cfg.MaxInFlight > 0 {
 		sem = make(chan struct{}, r.cfg.MaxInFlight)
 	}
-	for i := range r.cfg.Requests {
+	for _, i := range r.roots {
 		scheduled := r.start.Add(time.Duration(r.cfg.Requests[i].ArrivalS * float64(time.Second)))
 		if r.deadlineReached(scheduled) {
 			return
@@ -132,7 +163,7 @@ func (r *runner) openLoop(ctx context.Context) {
 // next request as soon as its previous one ends.
 func (r *runner) closedLoop(ctx context.Context) {
 	var next atomic.Int64
-	for range min(r.cfg.Concurrency, len(r.cfg.Requests)) {
+	for range min(r.cfg.Concurrency, len(r.roots)) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -148,20 +179,59 @@ func (r *runner) closedLoop(ctx context.Context) {
 	}
 }
 
-// send issues request i scheduled at the given time and records it.
+// send issues request i scheduled at the given time, records it, then
+// sends its follow-ups, whose latencies count from the same scheduled time:
+// what the user waited.
 func (r *runner) send(ctx context.Context, i int, scheduled time.Time) {
+	r.sendAs(ctx, i, r.cfg.Build(r.cfg.Requests[i]), scheduled)
+}
+
+func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled time.Time) {
 	r.issued.Add(1)
 	req := r.cfg.Requests[i]
-	m := r.doer.Do(ctx, r.cfg.Build(req))
+	kids := r.children[i]
+	if len(kids) > 0 {
+		built.SaveText = true // a continuation needs the trace
+	}
+	m := r.doer.Do(ctx, built)
 	res := m.Result(req, scheduled, r.start)
 	sent := m.Result(req, m.Sent, r.start)
+	if len(kids) > 0 && m.OK() {
+		res.Continued, sent.Continued = true, true
+	}
 	s := &r.results[i]
 	s.res, s.sent, s.done = res, sent, true
-	if !m.Sent.IsZero() {
+	if !m.Sent.IsZero() && !r.followUp[i] {
 		s.lag = max(m.Sent.Sub(scheduled), 0)
 	}
 	if r.cfg.OnResult != nil {
-		r.cfg.OnResult(&res, i < r.cfg.Warmup)
+		r.cfg.OnResult(&res, &m, i < r.cfg.Warmup)
+	}
+	for _, k := range kids {
+		if !m.OK() || ctx.Err() != nil {
+			r.cancelled(k, req.ID)
+			continue
+		}
+		next := r.cfg.Build(r.cfg.Requests[k])
+		if r.cfg.Continue != nil {
+			next = r.cfg.Continue(r.cfg.Requests[k], built, &m)
+		}
+		r.sendAs(ctx, k, next, scheduled)
+	}
+}
+
+// cancelled records a follow-up that is not sent because its predecessor
+// failed, and its own follow-ups.
+func (r *runner) cancelled(i int, after string) {
+	res := workload.Result{Request: r.cfg.Requests[i], Status: workload.StatusCancelled,
+		Error: "predecessor " + after + " did not complete"}
+	s := &r.results[i]
+	s.res, s.sent, s.done = res, res, true
+	if r.cfg.OnResult != nil {
+		r.cfg.OnResult(&res, nil, i < r.cfg.Warmup)
+	}
+	for _, k := range r.children[i] {
+		r.cancelled(k, r.cfg.Requests[i].ID)
 	}
 }
 
@@ -175,7 +245,7 @@ func (r *runner) outcome(end time.Time) Outcome {
 		}
 		o.Results = append(o.Results, s.res)
 		o.FromSent = append(o.FromSent, s.sent)
-		if r.cfg.Concurrency == 0 {
+		if r.cfg.Concurrency == 0 && !r.followUp[i] {
 			lags = append(lags, s.lag.Seconds())
 			if s.lag > LateThreshold {
 				o.Late++

@@ -2,6 +2,8 @@ package loadgen
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,7 +89,7 @@ func TestCancelKeepsFinishedRecords(t *testing.T) {
 	defer cancel()
 	var seen atomic.Int64
 	o := Run(ctx, &instant{}, RunConfig{Requests: requestsAt(100, 100), Build: build,
-		OnResult: func(*workload.Result, bool) { seen.Add(1) }})
+		OnResult: func(*workload.Result, *Measurement, bool) { seen.Add(1) }})
 	if o.Issued == 0 || o.Issued >= 100 || int(seen.Load()) != o.Issued {
 		t.Fatalf("issued %d, recorded %d", o.Issued, seen.Load())
 	}
@@ -103,4 +105,59 @@ func BenchmarkScheduleLag500(b *testing.B) {
 	}
 	b.ReportMetric(o.LagP50S*1e3, "lag-p50-ms")
 	b.ReportMetric(o.LagP99S*1e3, "lag-p99-ms")
+}
+
+// recorder answers with reasoning text and records what it was sent.
+type recorder struct {
+	mu   sync.Mutex
+	sent []Request
+}
+
+func (d *recorder) Do(_ context.Context, req Request) Measurement {
+	d.mu.Lock()
+	d.sent = append(d.sent, req)
+	d.mu.Unlock()
+	now := time.Now()
+	m := Measurement{Sent: now, FirstToken: now, LastToken: now, End: now, ThinkTokens: 3, Status: workload.StatusOK, TokenSource: TokenSourceCounted}
+	if req.SaveText {
+		m.Reasoning = "let me think"
+	}
+	return m
+}
+
+// TestTwoPhaseChain: phase 2 goes out when phase 1 ends, continuing from
+// its trace, and a failed phase 1 cancels phase 2.
+func TestTwoPhaseChain(t *testing.T) {
+	w := workload.WhatIf{ThinkBudget: 3, BudgetPolicy: workload.PolicyTwoPhase}
+	reqs, _, err := w.Apply([]workload.Request{{ID: "a", PromptTokens: 10, ThinkTokens: 50, AnswerTokens: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := &LengthControl{}
+	d := &recorder{}
+	o := Run(context.Background(), d, RunConfig{Requests: reqs, Build: lc.Build, Continue: lc.Continue})
+	if len(d.sent) != 2 || len(o.Results) != 2 {
+		t.Fatalf("sent %d, results %d", len(d.sent), len(o.Results))
+	}
+	p1, p2 := d.sent[0], d.sent[1]
+	if !p1.SaveText || p2.Prompt != p1.Prompt || !strings.Contains(p2.Continue, "let me think") || !strings.HasSuffix(p2.Continue, "</think>\n\n") {
+		t.Fatalf("phase 2 %+v after phase 1 %+v", p2, p1)
+	}
+	if p2.MaxTokens != 5 || !o.Results[0].Continued || o.Results[1].After != "a" {
+		t.Fatalf("results %+v", o.Results)
+	}
+	// A failing server: phase 2 is a cancelled record, never sent.
+	fail := &instant{}
+	o = Run(context.Background(), failing{fail}, RunConfig{Requests: reqs, Build: lc.Build, Continue: lc.Continue})
+	if o.Results[1].Status != workload.StatusCancelled || fail.peak.Load() != 1 {
+		t.Fatalf("after a failure: %+v", o.Results[1])
+	}
+}
+
+type failing struct{ *instant }
+
+func (f failing) Do(ctx context.Context, req Request) Measurement {
+	m := f.instant.Do(ctx, req)
+	m.Status = workload.StatusHTTPError
+	return m
 }

@@ -22,6 +22,7 @@ import (
 
 type loadtestOptions struct {
 	traffic        trafficFlags
+	whatIf         whatIfFlags
 	profilesPath   string
 	seed           int64
 	url            string
@@ -38,7 +39,6 @@ type loadtestOptions struct {
 	maxInFlight    int
 	saveText       float64
 	forceLength    string
-	thinkingBudget int
 	noParser       bool
 	output         string
 }
@@ -66,6 +66,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	}
 	fs := cmd.Flags()
 	o.traffic.register(fs)
+	o.whatIf.register(fs)
 	fs.StringVar(&o.profilesPath, "profiles", "", "extra traffic profiles: a YAML file or a directory of them")
 	fs.Int64Var(&o.seed, "seed", 0, "random seed of the synthetic traffic and prompts")
 	fs.StringVar(&o.url, "url", "", "the server's base URL, e.g. http://127.0.0.1:8000 (required)")
@@ -82,7 +83,6 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
 	fs.Float64Var(&o.saveText, "save-text", 0, "fraction of requests whose prompt and generated text is stored (default none)")
 	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
-	fs.IntVar(&o.thinkingBudget, "thinking-budget", 0, "send vLLM's thinking_token_budget (needs --reasoning-parser on the server)")
 	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	return cmd
@@ -106,6 +106,13 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		return err
 	}
 	ensureIDs(reqs)
+	// Thinking budgets as the server sees them: forced closure is vLLM's
+	// own thinking_token_budget (the lengths the transform predicts),
+	// truncate a plain max_tokens, two-phase a gateway's second call.
+	reqs, _, err = o.whatIf.apply(reqs, o.seed)
+	if err != nil {
+		return err
+	}
 	apiKey := os.Getenv(o.apiKeyEnv)
 	gaps := &loadgen.GapHistogram{}
 	client, err := loadgen.NewClient(loadgen.ClientConfig{
@@ -152,18 +159,29 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	defer results.Close()
 	writer := workload.NewResultWriter(results)
 	lengths := &loadgen.LengthControl{
-		ForceLength:    o.forceLength == "on" || o.forceLength == "auto" && loadgen.ForceLengthFor(o.model),
-		ThinkingBudget: o.thinkingBudget, SaveTextRate: o.saveText, Seed: uint64(o.seed),
+		ForceLength:  o.forceLength == "on" || o.forceLength == "auto" && loadgen.ForceLengthFor(o.model),
+		SaveTextRate: o.saveText, Seed: uint64(o.seed),
 		Prompts: &loadgen.PromptCalibrator{},
 	}
+	if o.whatIf.thinkBudget > 0 && o.whatIf.policy == workload.PolicyForcedClosure {
+		lengths.ThinkingBudget = o.whatIf.thinkBudget
+	}
+	texts, err := newTextLog(dir, o.saveText)
+	if err != nil {
+		return err
+	}
+	defer texts.close()
 	bar := newProgress(cmd.ErrOrStderr(), "load test")
 	var done, failed atomic.Int64
 	var writeErr atomic.Value
 	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
 		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
-		Duration: o.duration, Warmup: o.warmup, Build: lengths.Build,
-		OnResult: func(res *workload.Result, _ bool) {
+		Duration: o.duration, Warmup: o.warmup, Build: lengths.Build, Continue: lengths.Continue,
+		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
 			lengths.Observe(res.ID, res.PromptTokens)
+			if m != nil && lengths.Saves(res.ID) {
+				texts.write(res.ID, m)
+			}
 			// Written and flushed one by one: a crash or Ctrl-C keeps every
 			// finished record.
 			if err := writer.Write(res); err == nil {
@@ -227,6 +245,8 @@ func (o *loadtestOptions) validate() error {
 		return badInput(fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.saveText))
 	case o.warmup < 0 || o.maxInFlight < 0 || o.duration < 0 || o.scrapeInterval < 0:
 		return badInput(fmt.Errorf("--warmup, --max-in-flight, --duration and --scrape-interval must not be negative"))
+	case o.whatIf.route != "":
+		return badInput(fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint"))
 	case o.output != "table" && o.output != "json":
 		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
 	}

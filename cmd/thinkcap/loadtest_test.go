@@ -93,7 +93,7 @@ func TestLoadtestWritesRunDirectory(t *testing.T) {
 		Capacity struct {
 			NumGPUBlocks int `json:"num_gpu_blocks"`
 		}
-		KVUsage struct{ Mean float64 } `json:"kv_usage"`
+		KVUsage  struct{ Mean float64 } `json:"kv_usage"`
 		LatencyS struct {
 			TTFT, TTFA struct{ P50 float64 }
 		} `json:"latency_s"`
@@ -168,6 +168,28 @@ func TestLoadtestBadInput(t *testing.T) {
 		_, errOut, code := thinkcap(t, args...)
 		if code != exitBadInput {
 			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
+// TestLoadtestTwoPhase: a two-phase budget sends phase 2 after phase 1.
+func TestLoadtestTwoPhase(t *testing.T) {
+	srv, n := fakeVLLM(t, 0)
+	t.Setenv("TEST_KEY", "sekrit-key")
+	dir := t.TempDir()
+	_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "test-model", "--api-key-env", "TEST_KEY",
+		"--requests", "6", "--rate", "100", "--prompt-tokens", "10", "--think-tokens", "8", "--answer-tokens", "2",
+		"--think-budget", "4", "--budget-policy", "two-phase", "--scrape-interval", "0", "--out", dir, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	res, err := workload.ReadResultsFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil || len(res) != 12 || n.Load() != 12 {
+		t.Fatalf("%d results, %d requests served, %v", len(res), n.Load(), err)
+	}
+	for _, r := range res {
+		if !r.OK() || (r.After == "") != r.Continued {
+			t.Fatalf("record %+v", r)
 		}
 	}
 }

@@ -91,6 +91,12 @@ type ChatRequest struct {
 	// ReasoningEffort is passed to the chat template; since #43401 vLLM also
 	// derives enable_thinking from it when that is unset. Not a budget.
 	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ContinueFinalMessage continues the last (assistant) message instead
+	// of starting a new one, and then AddGenerationPrompt must be false
+	// (vllm/entrypoints/openai/chat_completion/protocol.py): a gateway's
+	// second call of a two-phase thinking budget.
+	ContinueFinalMessage bool  `json:"continue_final_message,omitempty"`
+	AddGenerationPrompt  *bool `json:"add_generation_prompt,omitempty"`
 	SamplingExtras
 }
 
