@@ -173,6 +173,20 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	defer texts.close()
 	bar := newProgress(cmd.ErrOrStderr(), "load test")
 	var done, failed atomic.Int64
+	if bar != nil {
+		target := targetRate(reqs)
+		t0 := time.Now()
+		bar.status = func() string {
+			line := fmt.Sprintf("failed %d, %.1f req/s", failed.Load(), float64(done.Load())/time.Since(t0).Seconds())
+			if target > 0 {
+				line += fmt.Sprintf(" (target %.1f)", target)
+			}
+			if s, ok := scraper.Latest(); ok && s.Has(loadgen.FieldKVUsage) {
+				line += fmt.Sprintf(", running %.0f, waiting %.0f, KV %.0f%%", s.Running, s.Waiting, 100*s.KVUsage)
+			}
+			return line
+		}
+	}
 	var writeErr atomic.Value
 	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
 		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
@@ -251,6 +265,14 @@ func (o *loadtestOptions) validate() error {
 		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
 	}
 	return nil
+}
+
+// targetRate is the schedule's mean rate in req/s (0 when unknown).
+func targetRate(reqs []workload.Request) float64 {
+	if len(reqs) < 2 || reqs[len(reqs)-1].ArrivalS <= 0 {
+		return 0
+	}
+	return float64(len(reqs)-1) / reqs[len(reqs)-1].ArrivalS
 }
 
 // ensureIDs gives every request an ID: it is the x-request-id header and

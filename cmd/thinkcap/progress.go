@@ -18,6 +18,9 @@ type progress struct {
 	start time.Time
 	p     *mpb.Progress
 	bar   *mpb.Bar
+	// status, if set, is shown after the bar and refreshed with it (a load
+	// test's failures, in-flight requests, rates and live KV usage).
+	status func() string
 }
 
 func newProgress(out io.Writer, label string) *progress {
@@ -38,9 +41,13 @@ func (p *progress) update(done, total int) {
 			return
 		}
 		p.p = mpb.New(mpb.WithOutput(p.out), mpb.WithWidth(40))
+		appended := []decor.Decorator{decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)}
+		if p.status != nil {
+			appended = append(appended, decor.Any(func(decor.Statistics) string { return "  " + p.status() }))
+		}
 		p.bar = p.p.AddBar(int64(total),
 			mpb.PrependDecorators(decor.Name(p.label+" "), decor.CountersNoUnit("%d / %d requests")),
-			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)),
+			mpb.AppendDecorators(appended...),
 		)
 	}
 	p.bar.SetCurrent(int64(done))
