@@ -53,6 +53,9 @@ type engine struct {
 
 	// finished is called for each request that completes, at its time.
 	finished func(e *engine, s *seq)
+	// onTokens, if set, is told of every output a step produces (the live
+	// emulator streams them); nil in batch runs.
+	onTokens func(s *seq, out int, t int64)
 }
 
 // stepTimer prices one engine step; *StepModel is the real one, tests use
@@ -162,6 +165,9 @@ func (e *engine) complete() {
 		out = min(out, s.output-s.generated)
 		s.generated += out
 		s.numTokens += out
+		if e.onTokens != nil {
+			e.onTokens(s, out, t)
+		}
 		switch {
 		case s.firstToken < 0:
 			s.firstToken = t

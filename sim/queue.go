@@ -11,6 +11,7 @@ type waitQueue interface {
 	pop() *seq
 	pushBack(*seq)  // a new arrival
 	pushFront(*seq) // a preempted request (prepend_request)
+	remove(*seq) bool // an aborted request
 }
 
 // fcfsQueue is a ring-buffer deque.
@@ -56,6 +57,21 @@ func (q *fcfsQueue) pushFront(s *seq) {
 	q.size++
 }
 
+func (q *fcfsQueue) remove(s *seq) bool {
+	for i := 0; i < q.size; i++ {
+		if q.buf[(q.head+i)%len(q.buf)] != s {
+			continue
+		}
+		for j := i; j < q.size-1; j++ {
+			q.buf[(q.head+j)%len(q.buf)] = q.buf[(q.head+j+1)%len(q.buf)]
+		}
+		q.buf[(q.head+q.size-1)%len(q.buf)] = nil
+		q.size--
+		return true
+	}
+	return false
+}
+
 // priorityQueue orders by (priority, arrival, index), as vLLM's Request.__lt__
 // does with (priority, arrival_time, request_id).
 type priorityQueue struct{ h seqHeap }
@@ -67,6 +83,16 @@ func (q *priorityQueue) pushBack(s *seq) { heap.Push(&q.h, s) }
 
 // pushFront is a plain push: with PRIORITY, prepend_request is a heap push.
 func (q *priorityQueue) pushFront(s *seq) { heap.Push(&q.h, s) }
+
+func (q *priorityQueue) remove(s *seq) bool {
+	for i, x := range q.h {
+		if x == s {
+			heap.Remove(&q.h, i)
+			return true
+		}
+	}
+	return false
+}
 
 type seqHeap []*seq
 
