@@ -9,8 +9,8 @@ type waitQueue interface {
 	len() int
 	peek() *seq
 	pop() *seq
-	pushBack(*seq)  // a new arrival
-	pushFront(*seq) // a preempted request (prepend_request)
+	pushBack(*seq)    // a new arrival
+	pushFront(*seq)   // a preempted request (prepend_request)
 	remove(*seq) bool // an aborted request
 }
 
