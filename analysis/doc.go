@@ -13,4 +13,13 @@
 //     preemptions, KV usage, occupancy).
 //   - table.go: [WriteTable], the terminal report, in milliseconds and
 //     percent.
+//   - stats.go: [StatsAccumulator], tokens per class of a request log with
+//     the seed tutorial's capacity view (`thinkcap stats`).
+//   - drift.go and ks.go: [CompareDrift] and [KSTwoSample], the cost
+//     regression alert of `thinkcap drift`.
+//   - curve.go and knee.go: accuracy against thinking budget per category
+//     and its Kneedle [Knee] (`thinkcap curve`); plot.go draws it.
+//   - fit.go and fit_traffic.go: [Fit] of lognormal, gamma and empirical
+//     candidates by Kolmogorov–Smirnov distance with cap and zero spikes,
+//     and [TrafficFitter] for a whole log (`thinkcap fit`).
 package analysis

@@ -25,4 +25,9 @@
 //     and arrival_day.go ([DayShaped], a rate that follows the log's hours).
 //   - synthetic.go: [Synthetic] and [ClassesFromTraffic], requests drawn from
 //     a traffic profile, deterministic for a seed ([NewStream]).
+//   - transform.go: [WhatIf], the composable what-ifs (thinking budgets with
+//     forced closure, truncation or two phases; effort budgets; escalation)
+//     and [Route] to a second pool.
+//   - eval.go: [EvalRow], the accuracy-versus-budget rows `thinkcap curve`
+//     reads.
 package workload
