@@ -137,6 +137,7 @@ func (m *Measurement) Result(req workload.Request, scheduled, start time.Time) w
 	l := m.Latencies(scheduled)
 	res.TTFTS, res.TTFAS, res.ThinkS, res.TPOTS, res.E2ES = l.TTFTS, l.TTFAS, l.ThinkS, l.TPOTS, l.E2ES
 	res.CachedTokens = m.CachedTokens
+	res.ITLMeanS, res.ITLP99S = m.ITLMeanS, m.ITLP99S
 	res.TokenSource = m.TokenSource
 	res.HTTPStatus = m.HTTPStatus
 	res.Error = m.Error

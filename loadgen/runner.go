@@ -32,6 +32,9 @@ type RunConfig struct {
 	// Warmup is how many first requests are sent but left out of the
 	// statistics (they are still written, with the rest, to the results).
 	Warmup int
+	// WarmupDuration likewise leaves out requests scheduled in the run's
+	// first WarmupDuration.
+	WarmupDuration time.Duration
 	// Build turns a request record into what the client sends (prompt text,
 	// length control).
 	Build func(workload.Request) Request
@@ -119,6 +122,7 @@ func (r *runner) index() {
 // slot is one request's outcome; only its own goroutine writes it.
 type slot struct {
 	done      bool
+	scheduled time.Time // the chain's scheduled time
 	res, sent workload.Result
 	lag       time.Duration
 }
@@ -200,16 +204,16 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 		res.Continued, sent.Continued = true, true
 	}
 	s := &r.results[i]
-	s.res, s.sent, s.done = res, sent, true
+	s.res, s.sent, s.done, s.scheduled = res, sent, true, scheduled
 	if !m.Sent.IsZero() && !r.followUp[i] {
 		s.lag = max(m.Sent.Sub(scheduled), 0)
 	}
 	if r.cfg.OnResult != nil {
-		r.cfg.OnResult(&res, &m, i < r.cfg.Warmup)
+		r.cfg.OnResult(&res, &m, r.warmup(i, scheduled))
 	}
 	for _, k := range kids {
 		if !m.OK() || ctx.Err() != nil {
-			r.cancelled(k, req.ID)
+			r.cancelled(k, req.ID, scheduled)
 			continue
 		}
 		next := r.cfg.Build(r.cfg.Requests[k])
@@ -220,18 +224,24 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 	}
 }
 
+// warmup reports whether request i, scheduled at the given time, is in the
+// warm-up left out of the statistics.
+func (r *runner) warmup(i int, scheduled time.Time) bool {
+	return i < r.cfg.Warmup || scheduled.Sub(r.start) < r.cfg.WarmupDuration
+}
+
 // cancelled records a follow-up that is not sent because its predecessor
 // failed, and its own follow-ups.
-func (r *runner) cancelled(i int, after string) {
+func (r *runner) cancelled(i int, after string, scheduled time.Time) {
 	res := workload.Result{Request: r.cfg.Requests[i], Status: workload.StatusCancelled,
 		Error: "predecessor " + after + " did not complete"}
 	s := &r.results[i]
-	s.res, s.sent, s.done = res, res, true
+	s.res, s.sent, s.done, s.scheduled = res, res, true, scheduled
 	if r.cfg.OnResult != nil {
-		r.cfg.OnResult(&res, nil, i < r.cfg.Warmup)
+		r.cfg.OnResult(&res, nil, r.warmup(i, scheduled))
 	}
 	for _, k := range r.children[i] {
-		r.cancelled(k, r.cfg.Requests[i].ID)
+		r.cancelled(k, r.cfg.Requests[i].ID, scheduled)
 	}
 }
 
@@ -240,7 +250,7 @@ func (r *runner) outcome(end time.Time) Outcome {
 	var lags []float64
 	for i := range r.results {
 		s := &r.results[i]
-		if !s.done || i < r.cfg.Warmup {
+		if !s.done || r.warmup(i, s.scheduled) {
 			continue
 		}
 		o.Results = append(o.Results, s.res)

@@ -45,7 +45,10 @@ type Result struct {
 	// Pool names the pool that served the request when traffic is routed
 	// to several (simulate --route); empty for the main pool.
 	Pool string `json:"pool,omitempty"`
-	// Load-test only.
+	// Load-test only. ITLMeanS and ITLP99S summarise the request's own
+	// inter-token gaps.
+	ITLMeanS    float64 `json:"itl_mean_s,omitempty"`
+	ITLP99S     float64 `json:"itl_p99_s,omitempty"`
 	ScheduledS  float64 `json:"scheduled_s,omitempty"`
 	SentS       float64 `json:"sent_s,omitempty"`
 	TokenSource string  `json:"token_source,omitempty"`

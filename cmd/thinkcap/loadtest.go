@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,7 +35,7 @@ type loadtestOptions struct {
 	requestTimeout time.Duration
 	scrapeInterval time.Duration
 	out            string
-	warmup         int
+	warmup         string
 	duration       time.Duration
 	maxInFlight    int
 	saveText       float64
@@ -78,7 +79,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
 	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS)")
-	fs.IntVar(&o.warmup, "warmup", 0, "first N requests sent but left out of the statistics")
+	fs.StringVar(&o.warmup, "warmup", "0", "leave out of the statistics the first N requests (100) or those scheduled in the first D (30s)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop sending new requests after this long")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
 	fs.Float64Var(&o.saveText, "save-text", 0, "fraction of requests whose prompt and generated text is stored (default none)")
@@ -188,9 +189,10 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		}
 	}
 	var writeErr atomic.Value
+	warmupN, warmupD, _ := warmupSpec(o.warmup)
 	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
 		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
-		Duration: o.duration, Warmup: o.warmup, Build: lengths.Build, Continue: lengths.Continue,
+		Duration: o.duration, Warmup: warmupN, WarmupDuration: warmupD, Build: lengths.Build, Continue: lengths.Continue,
 		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
 			lengths.Observe(res.ID, res.PromptTokens)
 			if m != nil && lengths.Saves(res.ID) {
@@ -224,7 +226,7 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	meta.CacheConfig = loadgen.FirstCacheConfig(samples)
 	stats := scraper.Stats()
 	meta.Scrape = &stats
-	tel := loadgen.Summarize(samples, measureFrom(outcome, reqs, o.warmup), outcome.End)
+	tel := loadgen.Summarize(samples, measureFrom(outcome, reqs, warmupN, warmupD), outcome.End)
 
 	s := loadtestSummary(o, &outcome, &tel, gaps, meta.MaxModelLen)
 	if err := writeRunFiles(dir, &s, &meta, samples, outcome.Start); err != nil {
@@ -245,7 +247,21 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	return nil
 }
 
+// warmupSpec parses --warmup: a request count or a duration.
+func warmupSpec(s string) (int, time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return n, 0, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return 0, d, nil
+	}
+	return 0, 0, badInput(fmt.Errorf("--warmup %q: want a number of requests (100) or a duration (30s)", s))
+}
+
 func (o *loadtestOptions) validate() error {
+	if _, _, err := warmupSpec(o.warmup); err != nil {
+		return err
+	}
 	switch {
 	case o.url == "":
 		return badInput(fmt.Errorf("--url is required (the vLLM server, e.g. http://127.0.0.1:8000)"))
@@ -257,8 +273,8 @@ func (o *loadtestOptions) validate() error {
 		return badInput(fmt.Errorf("--force-length %q: valid values are auto, on, off", o.forceLength))
 	case o.saveText < 0 || o.saveText > 1:
 		return badInput(fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.saveText))
-	case o.warmup < 0 || o.maxInFlight < 0 || o.duration < 0 || o.scrapeInterval < 0:
-		return badInput(fmt.Errorf("--warmup, --max-in-flight, --duration and --scrape-interval must not be negative"))
+	case o.maxInFlight < 0 || o.duration < 0 || o.scrapeInterval < 0:
+		return badInput(fmt.Errorf("--max-in-flight, --duration and --scrape-interval must not be negative"))
 	case o.whatIf.route != "":
 		return badInput(fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint"))
 	case o.output != "table" && o.output != "json":
@@ -297,11 +313,14 @@ func runDir(dir string) (string, error) {
 }
 
 // measureFrom is when the measured (post-warm-up) part of the run began.
-func measureFrom(o loadgen.Outcome, reqs []workload.Request, warmup int) time.Time {
-	if warmup <= 0 || warmup >= len(reqs) {
-		return o.Start
+func measureFrom(o loadgen.Outcome, reqs []workload.Request, warmup int, warmupFor time.Duration) time.Time {
+	from := o.Start.Add(warmupFor)
+	if warmup > 0 && warmup < len(reqs) {
+		if t := o.Start.Add(time.Duration(reqs[warmup].ArrivalS * float64(time.Second))); t.After(from) {
+			from = t
+		}
 	}
-	return o.Start.Add(time.Duration(reqs[warmup].ArrivalS * float64(time.Second)))
+	return from
 }
 
 // loadtestSummary is DESIGN.md's summary JSON of a load test: latencies
