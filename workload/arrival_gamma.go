@@ -72,7 +72,7 @@ func (g gammaArrival) Next(r *rand.Rand) float64 {
 		// the schedule, not only in law.
 		return r.ExpFloat64() / g.rate
 	}
-	return arrivalGammaVariate(r, g.burstiness) / (g.rate * g.burstiness)
+	return sampleGamma(r, g.burstiness) / (g.rate * g.burstiness)
 }
 
 func (g gammaArrival) RatePerS() float64 { return g.rate }
@@ -82,29 +82,4 @@ func (g gammaArrival) Burstiness() float64 { return g.burstiness }
 
 func (g gammaArrival) String() string {
 	return describeArrival(fmt.Sprintf("%s (burstiness %g)", ArrivalGamma, g.burstiness), g.rate)
-}
-
-// arrivalGammaVariate draws from a gamma distribution of the given shape
-// and scale 1: Marsaglia and Tsang's method (2000), with the boost
-// Gamma(a) = Gamma(a+1)·U^(1/a) for shapes below 1.
-func arrivalGammaVariate(r *rand.Rand, shape float64) float64 {
-	boost := 1.0
-	if shape < 1 {
-		boost = math.Pow(r.Float64(), 1/shape)
-		shape++
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v * boost
-		}
-	}
 }
