@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thinkcap/thinkcap/emulator"
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// e2eScale runs the engine 5× faster than real time: fast enough for a
+// unit test, slow enough that HTTP and scheduling overheads stay small
+// against steps of a few wall ms.
+const e2eScale = 5
+
+// e2eSlackS is the absolute part of the tolerance: a request's HTTP round
+// trip, JSON parsing and the engine's timer wake-up, measured at 2-7 ms on
+// a 2-CPU machine under -race (about 3 ms without it).
+const e2eSlackS = 0.015
+
+// TestServeLoadtestAgreement drives the emulator with the load generator on
+// a real loopback port and compares what the client measured with the
+// engine's own per-request records: TTFT and TPOT within 5% + e2eSlackS of the
+// engine's times at the scale (wall = simulated / scale), token counts
+// exact, and /metrics' preemptions equal to the records' sum.
+func TestServeLoadtestAgreement(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := cat.Model("qwen3-8b")
+	gpu, _ := cat.GPU("h100-sxm")
+	var mu sync.Mutex
+	engine := map[string]workload.Result{}
+	emu, err := emulator.New(emulator.Config{
+		// A small cache so that requests queue and get preempted.
+		Sim:       sim.Config{Model: model, GPU: gpu, NumGPUBlocksOverride: 120},
+		TimeScale: e2eScale, Seed: 3,
+		OnResult: func(r workload.Result) {
+			mu.Lock()
+			engine[r.ID] = r
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	go func() { _ = emu.Run(ctx) }()
+	defer emu.Close()
+	srv := httptest.NewServer(emu.Handler())
+	defer srv.Close()
+
+	fixed := func(spec string) workload.Dist {
+		d, err := workload.ParseDist(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	reqs, err := workload.Synthetic{Requests: 24, RatePerS: 400, Seed: 5, Classes: []workload.Class{{
+		Share: 1, Prompt: fixed("200"), Think: fixed("60"), Answer: fixed("20"),
+	}}}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := loadgen.NewClient(loadgen.ClientConfig{BaseURL: srv.URL, Model: emu.ModelName(), ReasoningParser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lengths := &loadgen.LengthControl{ForceLength: true}
+	measured := map[string]loadgen.Measurement{}
+	out := loadgen.Run(ctx, client, loadgen.RunConfig{Requests: reqs, Build: lengths.Build,
+		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
+			mu.Lock()
+			measured[res.ID] = *m
+			mu.Unlock()
+		}})
+	if len(out.Results) != len(reqs) {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	preempted, worst := 0, 0.0
+	close := func(what, id string, got, want float64) {
+		worst = max(worst, math.Abs(got-want)-0.05*want)
+		if tol := 0.05*want + e2eSlackS; math.Abs(got-want) > tol {
+			t.Errorf("%s %s: measured %.4f s, engine %.4f s (tolerance %.4f)", id, what, got, want, tol)
+		}
+	}
+	for _, r := range reqs {
+		m, e := measured[r.ID], engine[r.ID]
+		if !m.OK() || e.Status != workload.StatusOK {
+			t.Fatalf("%s: client %s %q, engine %s", r.ID, m.Status, m.Error, e.Status)
+		}
+		if m.ThinkTokens != e.ThinkTokens || m.AnswerTokens != e.AnswerTokens || m.ThinkTokens+m.AnswerTokens != 80 || m.PromptTokens != e.PromptTokens {
+			t.Errorf("%s: measured %d/%d/%d tokens, engine %d/%d/%d", r.ID, m.PromptTokens, m.ThinkTokens, m.AnswerTokens, e.PromptTokens, e.ThinkTokens, e.AnswerTokens)
+		}
+		close("ttft", r.ID, m.FirstToken.Sub(m.Sent).Seconds(), e.TTFTS/e2eScale)
+		tpot := m.LastToken.Sub(m.FirstToken).Seconds() / float64(m.ThinkTokens+m.AnswerTokens-1)
+		close("tpot", r.ID, tpot, e.TPOTS/e2eScale)
+		preempted += e.Preemptions
+	}
+	snap, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: srv.URL}).Scrape(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preempted == 0 || snap.Preemptions != float64(preempted) {
+		t.Fatalf("preemptions: /metrics %g, records %d (want > 0 and equal)", snap.Preemptions, preempted)
+	}
+	t.Logf("%d requests, %d preemptions; worst deviation beyond 5%%: %.2f ms", len(reqs), preempted, 1e3*worst)
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeCommand starts `thinkcap serve` on a free port, reads its ready
+// line, checks /health, and stops it the way SIGTERM does (its context).
+func TestServeCommand(t *testing.T) {
+	var out syncBuffer
+	c := newServeCmd()
+	c.SetArgs([]string{"--port", "0", "--time-scale", "50", "--drain-timeout", "2s", "--served-model-name", "qwen3"})
+	c.SetOut(&out)
+	c.SetErr(&out)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	var url string
+	deadline := time.Now().Add(10 * time.Second)
+	for url == "" && time.Now().Before(deadline) {
+		if _, rest, ok := strings.Cut(out.String(), "http://"); ok {
+			url = "http://" + strings.Fields(rest)[0]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if url == "" || !strings.Contains(out.String(), "KV blocks") {
+		t.Fatalf("no ready line: %q", out.String())
+	}
+	resp, err := http.Get(url + "/health")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestServeBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--time-scale", "0", "--port", "0"},
+		{"--reasoning-field", "thoughts", "--port", "0"},
+		{"--fail-rate", "2", "--port", "0"},
+		{"--traffic", "no-such-profile", "--port", "0"},
+		{"--port", "70000"},
+	} {
+		c := newServeCmd()
+		c.SetArgs(args)
+		c.SetOut(&bytes.Buffer{})
+		c.SetErr(&bytes.Buffer{})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.ExecuteContext(ctx)
+		cancel()
+		if _, ok := err.(*badInputError); !ok {
+			t.Errorf("%v: %v, want bad input", args, err)
+		}
+	}
+}
