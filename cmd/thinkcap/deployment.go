@@ -39,8 +39,8 @@ type deploymentFlags struct {
 
 func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.profilesPath, "profiles", "", "extra GPU/model/traffic profiles: a YAML file or a directory of them")
-	fs.StringVar(&f.model, "model", "qwen3-8b", "model profile name or Hugging Face id (see `thinkcap profiles`)")
-	fs.StringVar(&f.gpu, "gpu", "h100-sxm", "GPU profile name (see `thinkcap profiles`)")
+	fs.StringVar(&f.model, "model", "qwen3-8b", "model profile name or Hugging Face id (see thinkcap profiles)")
+	fs.StringVar(&f.gpu, "gpu", "h100-sxm", "GPU profile name (see thinkcap profiles)")
 	fs.IntVarP(&f.tp, "tensor-parallel-size", "t", 1, "GPUs per replica (vLLM -tp)")
 	fs.StringVar(&f.kvCacheDtype, "kv-cache-dtype", "auto", "KV cache dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...")
 	fs.StringVar(&f.quantization, "quantization", "", "weight quantization: fp8, mxfp4, nvfp4 (default: the checkpoint's)")

@@ -46,7 +46,7 @@ type trafficFlags struct {
 func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", "", "request log to replay (native records, OpenAI usage records or mapped JSONL/CSV, optionally .gz)")
 	f.log.register(fs)
-	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests: a name (see `thinkcap profiles`) or a YAML file from `thinkcap fit`")
+	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests: a name (see thinkcap profiles) or a YAML file from thinkcap fit")
 	fs.IntVar(&f.requests, "requests", 0, fmt.Sprintf("synthetic requests to generate, or the first N of --workload (default %d synthetic)", defaultRequests))
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("synthetic arrival rate in requests/s (default %d)", defaultRatePerS))
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process: poisson, constant, gamma:burstiness=B (as vllm bench serve; <1 is burstier), or with --workload day-shaped (the log's own hourly profile at --rate)")
