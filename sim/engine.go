@@ -114,7 +114,7 @@ func (e *engine) fire() {
 			// The head of the queue can never fit an empty cache; capacity
 			// checks make this unreachable, but never spin on it.
 			s := e.waiting.pop()
-			s.rejected = true
+			s.rejected, s.rejectReason = true, "the request never fits the KV cache"
 			e.finished(e, s)
 		}
 		return

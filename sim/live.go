@@ -83,8 +83,8 @@ func (l *Live) Submit(r workload.Request, t int64, sink TokenSink) Handle {
 		firstScheduled: -1, firstToken: -1, firstAnswer: -1, lastToken: -1,
 	}
 	l.reqs[s] = liveRequest{req: r, sink: sink}
-	if r.PromptTokens < 1 || r.TotalTokens() > l.c.cfg.MaxModelLen || s.output < 1 {
-		s.rejected = true
+	if reason := admissible(&r, l.c.cfg.MaxModelLen); reason != "" {
+		s.rejected, s.rejectReason = true, reason
 		l.report(s)
 		return Handle{}
 	}

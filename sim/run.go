@@ -209,8 +209,8 @@ func (c *cluster) issue(t int64, i int) {
 		firstScheduled: -1, firstToken: -1, firstAnswer: -1, lastToken: -1,
 		keepBlocks: c.follow.wantsBlocks(i),
 	}
-	if r.PromptTokens < 1 || r.TotalTokens() > c.cfg.MaxModelLen || s.output < 1 {
-		s.rejected = true
+	if reason := admissible(r, c.cfg.MaxModelLen); reason != "" {
+		s.rejected, s.rejectReason = true, reason
 		if p := c.follow.parentOf(i); p >= 0 && c.seqs[p].own != nil {
 			c.engines[c.seqs[p].replica].pool.forget(c.seqs[p].own)
 			c.seqs[p].own = nil
@@ -306,6 +306,18 @@ func (c *cluster) record(t int64) {
 	}
 }
 
+// admissible says why vLLM's front end would refuse a request with a 400
+// before it reaches the engine, or "" when it would not.
+func admissible(r *workload.Request, maxModelLen int) string {
+	switch {
+	case r.PromptTokens < 1 || r.OutputTokens() < 1:
+		return "a request needs at least one prompt token and one output token"
+	case r.TotalTokens() > maxModelLen:
+		return fmt.Sprintf("prompt plus output (%d tokens) exceeds max_model_len %d", r.TotalTokens(), maxModelLen)
+	}
+	return ""
+}
+
 func secondsToNs(s float64) int64 { return int64(math.Round(s * 1e9)) }
 
 func nsToSeconds(ns int64) float64 { return float64(ns) / 1e9 }
@@ -319,7 +331,7 @@ func resultOf(r *workload.Request, s *seq) workload.Result {
 	from := s.rootArrival
 	if s.rejected {
 		res.Status = workload.StatusRejected
-		res.Error = fmt.Sprintf("prompt plus output (%d tokens) does not fit max_model_len", r.TotalTokens())
+		res.Error = s.rejectReason
 		return res
 	}
 	res.Status = workload.StatusOK

@@ -39,6 +39,7 @@ type seq struct {
 	priority       int
 	prompt         int
 	prefixID       string
+	rejectReason   string
 	prefixTokens   int
 	replica        int
 
