@@ -12,7 +12,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -91,7 +90,7 @@ type ClientConfig struct {
 // Validate reports every problem of c.
 func (c *ClientConfig) Validate() error {
 	var errs []error
-	if _, err := apiRoot(c.BaseURL); err != nil {
+	if _, err := serverRoot(c.BaseURL); err != nil {
 		errs = append(errs, err)
 	}
 	if strings.TrimSpace(c.Model) == "" {
@@ -200,7 +199,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.MaxEventBytes == 0 {
 		cfg.MaxEventBytes = defaultMaxEventBytes
 	}
-	root, _ := apiRoot(cfg.BaseURL)
+	root, _ := serverRoot(cfg.BaseURL)
 	path := vllmapi.PathChatCompletions
 	if cfg.Endpoint == EndpointCompletions {
 		path = vllmapi.PathCompletions
@@ -247,23 +246,6 @@ func newTransport(caCert string) (*http.Transport, error) {
 	return tr, nil
 }
 
-// apiRoot turns a user's base URL into the server root: users pass
-// http://host:8000 or the OpenAI base http://host:8000/v1.
-func apiRoot(base string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil {
-		return nil, fmt.Errorf("base url: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("base url %q: scheme must be http or https", u.Redacted())
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("base url %q: no host", u.Redacted())
-	}
-	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
-	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-	return u, nil
-}
 
 // Body is the JSON body Do sends for req.
 func (c *Client) Body(req Request) ([]byte, error) {

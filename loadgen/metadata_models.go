@@ -137,7 +137,7 @@ func FetchVersion(ctx context.Context, client *http.Client, baseURL, apiKey stri
 // metadataGet GETs path under the server root and returns the body and
 // status.
 func metadataGet(ctx context.Context, client *http.Client, baseURL, path, apiKey string) ([]byte, int, error) {
-	root, err := scrapeServerRoot(baseURL)
+	root, err := serverRoot(baseURL)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -228,33 +228,13 @@ func scrapeBodyExcerpt(r io.Reader) string {
 	return strings.TrimSpace(strings.ToValidUTF8(string(b), "?"))
 }
 
-// scrapeServerRoot turns a user's base URL into the server root: vLLM serves
-// /metrics and /version at the root and the OpenAI routes under /v1, and
-// users pass either http://host:8000 or the OpenAI base http://host:8000/v1.
-func scrapeServerRoot(base string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil {
-		return nil, fmt.Errorf("server url: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("server url %q: scheme must be http or https", u.Redacted())
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("server url %q: no host", u.Redacted())
-	}
-	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/v1")
-	u.Path, u.RawPath, u.RawQuery, u.Fragment = p, "", "", ""
-	return u, nil
-}
-
 // scrapeMetricsURL is the /metrics URL for a base URL.
 func scrapeMetricsURL(base string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/metrics") && u.Host != "" {
 		return u.String(), nil
 	}
-	root, err := scrapeServerRoot(base)
+	root, err := serverRoot(base)
 	if err != nil {
 		return "", err
 	}
