@@ -246,7 +246,6 @@ func newTransport(caCert string) (*http.Transport, error) {
 	return tr, nil
 }
 
-
 // Body is the JSON body Do sends for req.
 func (c *Client) Body(req Request) ([]byte, error) {
 	extras := vllmapi.SamplingExtras{
