@@ -26,6 +26,9 @@ type Report struct {
 	ITL Quantiles
 	// Timeline is empty unless Options.Timeline was set.
 	Timeline []TimelineSample
+	// Stopped is set when Options.OnResult stopped the run early: the
+	// unfinished requests' results are "cancelled".
+	Stopped bool
 }
 
 // Quantiles is a four-number summary in seconds.

@@ -17,6 +17,11 @@ type Options struct {
 	Timeline bool
 	// Progress, if set, is called now and then with requests done so far.
 	Progress func(done, total int)
+	// OnResult, if set, sees each request's result as it finishes; returning
+	// true stops the run there (a sizing search stops as soon as an SLO is
+	// certain to fail). Requests not finished by then end "cancelled" and
+	// the report has Stopped set.
+	OnResult func(*workload.Result) bool
 }
 
 // Run simulates the requests on the deployment and returns the report. cfg
@@ -35,7 +40,9 @@ func Run(cfg Config, reqs []workload.Request, opt Options) (*Report, error) {
 		return nil, err
 	}
 	c.run()
-	return c.report(), nil
+	rep := c.report()
+	rep.Stopped = c.stopped
+	return rep, nil
 }
 
 // cluster is Replicas engines behind a router, fed by the arrival process.
@@ -55,6 +62,7 @@ type cluster struct {
 	rr        int // round-robin cursor
 	done      int
 	end       int64
+	stopped   bool // Options.OnResult asked to stop
 }
 
 func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Options) (*cluster, error) {
@@ -135,7 +143,10 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 // run processes arrivals and engine steps in time order until every
 // request is done, then brings every replica's clock to the end.
 func (c *cluster) run() {
-	for c.advance() {
+	for !c.stopped && c.advance() {
+	}
+	if c.stopped {
+		c.cancelUnfinished()
 	}
 	for _, e := range c.engines {
 		c.end = max(c.end, e.now)
@@ -280,6 +291,9 @@ func (c *cluster) finishAt(s *seq, t int64) {
 	}
 	c.results[s.idx] = res
 	c.record(t)
+	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(&c.results[s.idx]) {
+		c.stopped = true
+	}
 	if chainDone && c.opt.Concurrency > 0 && c.next+len(c.closedDue) < len(c.roots) {
 		c.closedDue = append(c.closedDue, t)
 	}
@@ -294,6 +308,16 @@ func (c *cluster) cancel(kids []int, t int64) {
 		c.results[k] = res
 		c.record(t)
 		c.cancel(c.follow.children(k), t)
+	}
+}
+
+// cancelUnfinished ends every request that has no result yet, after
+// Options.OnResult stopped the run.
+func (c *cluster) cancelUnfinished() {
+	for i := range c.results {
+		if c.results[i].Status == "" {
+			c.results[i] = workload.Result{Request: c.reqs[i], Status: workload.StatusCancelled, Error: "run stopped early"}
+		}
 	}
 }
 

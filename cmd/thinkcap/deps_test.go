@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"loadgen":         {"workload", "loadgen/vllmapi"},
 	"loadgen/vllmapi": {},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
+	"size":            {"sim", "workload", "profiles", "analysis"},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.

@@ -15,6 +15,7 @@ import (
 type progress struct {
 	out   io.Writer
 	label string
+	unit  string // what is counted: requests unless set
 	start time.Time
 	p     *mpb.Progress
 	bar   *mpb.Bar
@@ -28,7 +29,7 @@ func newProgress(out io.Writer, label string) *progress {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	return &progress{out: out, label: label, start: time.Now()}
+	return &progress{out: out, label: label, unit: "requests", start: time.Now()}
 }
 
 // update reports done of total; it is cheap until the bar appears.
@@ -46,7 +47,7 @@ func (p *progress) update(done, total int) {
 			appended = append(appended, decor.Any(func(decor.Statistics) string { return "  " + p.status() }))
 		}
 		p.bar = p.p.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name(p.label+" "), decor.CountersNoUnit("%d / %d requests")),
+			mpb.PrependDecorators(decor.Name(p.label+" "), decor.CountersNoUnit("%d / %d "+p.unit)),
 			mpb.AppendDecorators(appended...),
 		)
 	}

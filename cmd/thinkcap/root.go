@@ -20,6 +20,6 @@ logged or synthetic traffic, and reports what users and the servers would see.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd(),
-		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd())
+		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd())
 	return root
 }

@@ -1,0 +1,118 @@
+package size
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteTable writes the ranked candidates: one row each, the cheapest
+// passing first, latencies in milliseconds and KV usage in percent as the
+// other tables print them. A variant's "vs base" is its cost against its
+// baseline's, so FP8 KV and speculative decoding read side by side with
+// what they replace.
+func WriteTable(w io.Writer, r *Result) error {
+	if r == nil {
+		return errors.New("write size table: nil result")
+	}
+	fmt.Fprintf(w, "thinkcap size: %s at %.3g req/s (%s output tok/s)\n\n",
+		strings.Join(r.SLOs, ", "), r.RatePerS, groupThousands(strconv.FormatFloat(r.OutputTokensPerS, 'f', 0, 64)))
+	header := []string{"#", "candidate", "replicas", "GPUs", "$/hour", "$/M tok", "vs base",
+		"TTFT p99", "TTFA p99", "TPOT p99", "E2E p99", "KV peak", "preempt", "max req/s/replica", "result"}
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+	}
+	align[1], align[len(align)-1] = tw.AlignLeft, tw.AlignLeft
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header(header)
+	for i, o := range r.Candidates {
+		if err := t.Append(row(i+1, &o)); err != nil {
+			return fmt.Errorf("write size table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("write size table: %w", err)
+	}
+	if r.Best != nil {
+		_, err := fmt.Fprintf(w, "\nbest: %s, %d replica(s), $%.2f/hour\n", r.Best.Name, r.Best.Replicas, r.Best.CostPerHour)
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nno candidate meets the SLOs")
+	return err
+}
+
+func row(rank int, o *Outcome) []string {
+	const none = "-"
+	if o.Error != "" && o.Replicas == 0 {
+		return []string{strconv.Itoa(rank), o.Name, none, none, none, none, none, none, none, none, none, none, none, none,
+			"cannot deploy: " + o.Error}
+	}
+	result := "pass"
+	if !o.Passes {
+		result = "fails " + strings.Join(o.FailedSLOs, ", ") + " at " + strconv.Itoa(o.Replicas)
+		if !o.Complete {
+			result += " (stopped early)"
+		}
+	}
+	vs := none
+	switch {
+	case o.CostVsBaseline != nil:
+		vs = fmt.Sprintf("%+.0f%%", 100**o.CostVsBaseline)
+	case o.Baseline == "" && o.cand.isBaseline():
+		vs = "base"
+	}
+	cost, perM, maxRate := none, none, none
+	if o.Passes {
+		cost = fmt.Sprintf("%.2f", o.CostPerHour)
+		perM = fmt.Sprintf("%.2f", o.CostPerMillionOutputTokens)
+		maxRate = fmt.Sprintf("%.3g", o.MaxRatePerReplica)
+	}
+	return []string{
+		strconv.Itoa(rank), o.Name, strconv.Itoa(o.Replicas), strconv.Itoa(o.GPUs), cost, perM, vs,
+		ms(o.TTFTP99S), ms(o.TTFAP99S), ms(o.TPOTP99S), ms(o.E2EP99S),
+		fmt.Sprintf("%.1f%%", 100*o.KVUsagePeak), groupThousands(strconv.FormatInt(o.Preemptions, 10)), maxRate, result,
+	}
+}
+
+// ms prints seconds as milliseconds with thousands grouped.
+func ms(s float64) string {
+	v := s * 1000
+	switch {
+	case v >= 100:
+		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
+	default:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+}
+
+// groupThousands puts commas into the integer part of a number.
+func groupThousands(s string) string {
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if neg {
+		out = "-" + out
+	}
+	if frac != "" {
+		out += "." + frac
+	}
+	return out
+}
