@@ -194,6 +194,14 @@ func evaluate(c Candidate, reqs []workload.Request, t trafficInfo, opt *Options,
 	// Least-requests routing: adding a replica then only ever takes load
 	// off the others, which the replica bisection relies on.
 	cfg.Router = "least-requests"
+	if failed, err := latencyFloor(&cfg, reqs, opt.SLOs); err != nil || len(failed) > 0 {
+		if err != nil {
+			o.Error, o.Failed = err.Error(), []string{"simulate"}
+		} else {
+			o.Error, o.Failed = floorError(failed), failed
+		}
+		return o
+	}
 	rn := &runner{cfg: cfg, blocks: capacity.NumGPUBlocks, opt: opt, memo: shared}
 	r, m, err := fewestReplicas(rn, reqs)
 	if err != nil {

@@ -2,7 +2,10 @@ package size
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/analysis"
 
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -110,8 +113,8 @@ func TestUndeployableIsAFailedCandidate(t *testing.T) {
 	}
 }
 
-// TestNoCandidatePasses: an unreachable TPOT keeps every candidate failing
-// at the replica limit, stopped early.
+// TestNoCandidatePasses: an unreachable TPOT fails every candidate; the
+// latency floor rules it out without simulating any replica count.
 func TestNoCandidatePasses(t *testing.T) {
 	slos, _ := ParseSLOs("tpot_p99=1ms")
 	res := search(t, tinySpace(t, 260), constantTraffic(100, 2), Options{SLOs: slos, MaxReplicas: 4})
@@ -119,8 +122,43 @@ func TestNoCandidatePasses(t *testing.T) {
 		t.Fatalf("best %+v", res.Best)
 	}
 	o := res.Candidates[0]
-	if o.Replicas != 4 || o.Passes || len(o.FailedSLOs) != 1 || o.FailedSLOs[0] != "tpot_p99" {
+	if o.Replicas != 0 || o.Passes || len(o.FailedSLOs) != 1 || o.FailedSLOs[0] != "tpot_p99" || !strings.Contains(o.Error, "alone") {
 		t.Errorf("outcome %+v", o)
+	}
+}
+
+// TestLatencyFloorIsALowerBound: with SLOs set exactly at what a
+// simulation measured, the floor never fails them: it is below every
+// request's real latency, loaded or not.
+func TestLatencyFloorIsALowerBound(t *testing.T) {
+	for _, gap := range []float64{2, 0.25, 0.05} {
+		s := tinySpace(t, 4000)
+		cands, err := s.Candidates()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := cands[0].Config
+		reqs := make([]workload.Request, 200)
+		for i := range reqs {
+			reqs[i] = workload.Request{ArrivalS: float64(i) * gap, PromptTokens: 100 + 37*i%900, ThinkTokens: 53 * i % 2000, AnswerTokens: 1 + 29*i%300}
+		}
+		rep, err := sim.Run(cfg, reqs, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := analysis.Summarize("simulation", rep.Results, rep.DurationS).LatencyS
+		var slos []SLO
+		for _, m := range []string{"ttft", "ttfa", "e2e", "tpot"} {
+			for _, st := range []string{"mean", "p50", "p99"} {
+				slo := SLO{Metric: m, Stat: st}
+				slo.LimitS = slo.Of(l)
+				slos = append(slos, slo)
+			}
+		}
+		failed, err := latencyFloor(&cfg, reqs, slos)
+		if err != nil || len(failed) > 0 {
+			t.Fatalf("gap %g s: the floor fails %v (%v) that the simulation met", gap, failed, err)
+		}
 	}
 }
 
