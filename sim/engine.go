@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/rand/v2"
 )
 
 // never is the time of an event that will not happen.
@@ -30,7 +29,9 @@ type engine struct {
 
 	stepModel stepTimer
 	sampler   *AcceptanceSampler
-	rng       *rand.Rand
+	rngState  uint64 // the replica's own random stream (splitmix64)
+	due       int64  // nextEvent as the cluster's heap last saw it
+	heapAt    int    // index in the cluster's engineHeap
 
 	pool     *blockPool
 	prefixes map[string]*prefixEntry
@@ -56,6 +57,18 @@ type engine struct {
 	// onTokens, if set, is told of every output a step produces (the live
 	// emulator streams them); nil in batch runs.
 	onTokens func(s *seq, out int, t int64)
+}
+
+// uniform is the next number in [0, 1) of the replica's random stream:
+// splitmix64, a few nanoseconds, drawn once per decoding request per step
+// under speculative decoding.
+func (e *engine) uniform() float64 {
+	e.rngState += 0x9e3779b97f4a7c15
+	z := e.rngState
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
 }
 
 // stepTimer prices one engine step; *StepModel is the real one, tests use
@@ -154,7 +167,7 @@ func (e *engine) complete() {
 		}
 		out := 1
 		if s.drafts > 0 {
-			a := e.sampler.Sample(e.rng)
+			a := e.sampler.Accepted(e.uniform())
 			if a > s.drafts {
 				a = s.drafts
 			}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math/rand/v2"
 	"testing"
 )
 
@@ -20,8 +19,8 @@ func testEngine(t *testing.T, usable, maxSeqs, budget int) (*engine, *[]*seq) {
 		layout: KVLayout{BlockSize: 16, FullGroups: 1}, bs: 16,
 		maxModelLen: 1 << 20, maxNumSeqs: maxSeqs, maxBatchedTokens: budget,
 		prefixCaching: true, stepModel: fixedStep(testStep),
-		rng:  rand.New(rand.NewPCG(1, 2)),
-		pool: newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
+		rngState: 1,
+		pool:     newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
 		itl: &latencyHistogram{}, waiting: &fcfsQueue{},
 	}
 	var done []*seq

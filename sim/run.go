@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -59,7 +58,8 @@ type cluster struct {
 	next      int     // next of roots to issue
 	closedDue []int64 // closed loop: issue times of roots not yet issued
 	follow    followUps
-	rr        int // round-robin cursor
+	due       engineHeap // engines by their next event, so a step costs O(log replicas)
+	rr        int        // round-robin cursor
 	done      int
 	end       int64
 	stopped   bool // Options.OnResult asked to stop
@@ -81,6 +81,7 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 			e.timeline = &timeline{interval: int64(math.Round(cfg.TimelineIntervalS * 1e9))}
 		}
 		c.engines = append(c.engines, e)
+		c.due.push(e)
 	}
 	if err := c.follow.index(reqs); err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		priority:      cfg.SchedulingPolicy == "priority",
 		stepModel:     sm,
 		// Each replica has its own stream, derived from the seed and its id.
-		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7468696e6b636170+uint64(id))),
+		rngState: uint64(cfg.Seed)*0x9e3779b97f4a7c15 ^ (0x7468696e6b636170 + uint64(id)),
 		pool:     newBlockPool(capacity.NumGPUBlocks),
 		prefixes: map[string]*prefixEntry{},
 		itl:      &latencyHistogram{},
@@ -161,19 +162,21 @@ func (c *cluster) run() {
 // are scheduled together.
 func (c *cluster) advance() bool {
 	ta, idx := c.nextArrival()
-	te, ei := int64(never), -1
-	for i, e := range c.engines {
-		if t := e.nextEvent(); t < te {
-			te, ei = t, i
-		}
+	te := int64(never)
+	if len(c.due) > 0 {
+		te = c.due[0].due
 	}
 	if ta == never && te == never {
 		return false
 	}
 	if ta <= te {
-		c.issue(ta, idx)
+		if e := c.issue(ta, idx); e != nil {
+			c.due.update(e)
+		}
 	} else {
-		c.engines[ei].fire()
+		e := c.due[0]
+		e.fire()
+		c.due.update(e)
 	}
 	return true
 }
@@ -199,8 +202,8 @@ func (c *cluster) nextArrival() (int64, int) {
 
 // issue sends request i at time t: rejected outright when it cannot fit
 // max_model_len (vLLM answers 400 before it reaches the engine), otherwise
-// to the replica the router picks.
-func (c *cluster) issue(t int64, i int) {
+// to the replica the router picks, which it returns (nil when rejected).
+func (c *cluster) issue(t int64, i int) *engine {
 	root := t
 	if p := c.follow.parentOf(i); p >= 0 {
 		c.follow.pop()
@@ -227,7 +230,7 @@ func (c *cluster) issue(t int64, i int) {
 			c.seqs[p].own = nil
 		}
 		c.finishAt(s, t)
-		return
+		return nil
 	}
 	e := c.route()
 	s.replica = e.id
@@ -235,6 +238,7 @@ func (c *cluster) issue(t int64, i int) {
 		c.inheritBlocks(s, &c.seqs[p], e)
 	}
 	e.enqueue(s, t)
+	return e
 }
 
 // route picks a replica (--router).
