@@ -38,6 +38,11 @@ fuzz:
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadStepCoefficients -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSpeculativeConfig -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseAcceptance -fuzztime $(FUZZTIME)
+	$(GO) test ./loadgen -run '^$$' -fuzz FuzzSSE -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./loadgen -run '^$$' -fuzz FuzzChunk -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./loadgen -run '^$$' -fuzz FuzzParseMetrics -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
 
 # Rewrite the sample data in testdata/ (a test checks it matches).
 samples:
