@@ -10,9 +10,12 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "thinkcap",
 		Short: "Capacity planning for reasoning models on vLLM",
-		Long: `thinkcap simulates a vLLM cluster serving a reasoning model (KV cache, the V1
-scheduler, chunked prefill, preemption, FP8 KV cache, speculative decoding) on
-logged or synthetic traffic, and reports what users and the servers would see.`,
+		Long: `thinkcap plans capacity for serving reasoning models on vLLM. It simulates a
+vLLM cluster (KV cache, the V1 scheduler, chunked prefill, preemption, prefix
+caching, FP8 KV cache, speculative decoding) on logged or synthetic traffic;
+reads and fits production logs and tries what-ifs (thinking budgets, effort
+modes, routing); sizes deployments against latency SLOs; load-tests a real
+endpoint with the same traffic; and serves a vLLM-compatible emulator.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
