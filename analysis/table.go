@@ -263,18 +263,7 @@ func breakLines(s string, n int) string {
 // left-aligned, and the others numbers, right-aligned so digits line up.
 // Headers keep their case: tablewriter would upper-case "ms" and "p50".
 func newTable(w io.Writer, header ...string) *tablewriter.Table {
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-	}
-	align[0] = tw.AlignLeft
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header)
-	return t
+	return newLabeledTable(w, 1, header...)
 }
 
 // orNone prints an unset string field as noValue.

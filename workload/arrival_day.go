@@ -29,16 +29,7 @@ func HourlyProfile(reqs []Request, st ReadStats) (DayProfile, error) {
 	if st.Timestamps {
 		p.StartHour = positiveMod(st.StartUnix/3600, 24)
 	}
-	first, last := math.Inf(1), math.Inf(-1)
-	n := 0
-	for i := range reqs {
-		if reqs[i].After != "" {
-			continue
-		}
-		n++
-		first = min(first, reqs[i].ArrivalS)
-		last = max(last, reqs[i].ArrivalS)
-	}
+	n, first, last := arrivalSpan(reqs)
 	switch {
 	case n == 0:
 		return p, errors.New("day-shaped arrivals: the log has no requests")

@@ -42,16 +42,7 @@ func Speedup(reqs []Request, factor float64) error {
 // as a process at rate R spaces n requests over (n−1)/R seconds. Follow-up
 // requests do not count.
 func LogRate(reqs []Request) (float64, error) {
-	n := 0
-	first, last := math.Inf(1), math.Inf(-1)
-	for i := range reqs {
-		if reqs[i].After != "" {
-			continue
-		}
-		n++
-		first = min(first, reqs[i].ArrivalS)
-		last = max(last, reqs[i].ArrivalS)
-	}
+	n, first, last := arrivalSpan(reqs)
 	if n < 2 {
 		return 0, fmt.Errorf("rate of a log: need at least two requests, got %d", n)
 	}
@@ -77,4 +68,20 @@ func RescaleToRate(reqs []Request, rate float64) (float64, error) {
 		return 0, fmt.Errorf("rate: %g req/s: %w", rate, err)
 	}
 	return factor, nil
+}
+
+// arrivalSpan counts the requests the arrival process sends (follow-ups,
+// whose ArrivalS is a delay, left out) and the first and last of their
+// arrivals.
+func arrivalSpan(reqs []Request) (n int, first, last float64) {
+	first, last = math.Inf(1), math.Inf(-1)
+	for i := range reqs {
+		if reqs[i].After != "" {
+			continue
+		}
+		n++
+		first = min(first, reqs[i].ArrivalS)
+		last = max(last, reqs[i].ArrivalS)
+	}
+	return n, first, last
 }
