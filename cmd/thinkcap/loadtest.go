@@ -17,7 +17,6 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadgen"
-	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -93,14 +92,9 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	cat, err := profiles.Embedded()
+	cat, err := (&deploymentFlags{profilesPath: o.profilesPath}).catalog()
 	if err != nil {
 		return err
-	}
-	if o.profilesPath != "" {
-		if err := cat.LoadPath(o.profilesPath); err != nil {
-			return badInput(fmt.Errorf("--profiles: %w", err))
-		}
 	}
 	reqs, err := o.traffic.load(cat, o.seed, cmd.ErrOrStderr())
 	if err != nil {
