@@ -57,6 +57,8 @@ type engine struct {
 	// onTokens, if set, is told of every output a step produces (the live
 	// emulator streams them); nil in batch runs.
 	onTokens func(s *seq, out int, t int64)
+	// onStep, if set, sees every step scheduled (Options.OnStep).
+	onStep func(replica int, startNs, durNs int64, b *Batch)
 }
 
 // uniform is the next number in [0, 1) of the replica's random stream:
@@ -137,6 +139,9 @@ func (e *engine) fire() {
 	e.stepStart = e.now
 	e.inFlight = true
 	e.stepEnd = e.now + dt
+	if e.onStep != nil {
+		e.onStep(e.id, e.now, dt, &e.batch)
+	}
 	e.observe(e.now, e.stepEnd)
 }
 

@@ -21,6 +21,11 @@ type Options struct {
 	// certain to fail). Requests not finished by then end "cancelled" and
 	// the report has Stopped set.
 	OnResult func(*workload.Result) bool
+	// OnStep, if set, sees every engine step as it is scheduled: the
+	// replica, its start and duration in nanoseconds and the batch. The
+	// batch is reused by the next step: copy what you keep. Calibration
+	// uses it to know which work each latency was made of.
+	OnStep func(replica int, startNs, durNs int64, b *Batch)
 }
 
 // Run simulates the requests on the deployment and returns the report. cfg
@@ -77,6 +82,7 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 			return nil, err
 		}
 		e.finished = c.finished
+		e.onStep = opt.OnStep
 		if opt.Timeline {
 			e.timeline = &timeline{interval: int64(math.Round(cfg.TimelineIntervalS * 1e9))}
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/verify"
 )
 
 func newCapacityCmd() *cobra.Command {
@@ -42,7 +42,7 @@ per request: X". --num-gpu-blocks-override (the number vLLM logs) always wins.`,
 			case "json":
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(capacitySummary(c))
+				return enc.Encode(verify.CapacitySummary(c))
 			case "table", "":
 				fmt.Fprintf(out, "%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
 					cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen)
@@ -56,15 +56,4 @@ per request: X". --num-gpu-blocks-override (the number vLLM logs) always wins.`,
 	dep.register(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "table or json")
 	return cmd
-}
-
-// capacitySummary is the capacity part of the summary JSON.
-func capacitySummary(c sim.Capacity) analysis.Capacity {
-	return analysis.Capacity{
-		NumGPUBlocks:    c.NumGPUBlocks,
-		BlockSize:       c.BlockSize,
-		KVBytesPerToken: c.KVBytesPerToken,
-		KVCacheTokens:   c.KVCacheTokens,
-		MaxConcurrency:  c.MaxConcurrency,
-	}
 }

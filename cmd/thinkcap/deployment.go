@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -146,13 +145,4 @@ func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
 		return cfg, badInput(err)
 	}
 	return cfg, nil
-}
-
-// speculativeString renders the speculative config for summaries.
-func speculativeString(sc *sim.SpeculativeConfig) string {
-	if sc == nil {
-		return ""
-	}
-	b, _ := json.Marshal(sc)
-	return string(b)
 }

@@ -23,6 +23,7 @@ var allowedImports = map[string][]string{
 	"loadgen/vllmapi": {},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
 	"size":            {"sim", "workload", "profiles", "analysis"},
+	"verify":          {"sim", "workload", "profiles", "analysis", "loadgen"},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -243,13 +242,11 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 
 // warmupSpec parses --warmup: a request count or a duration.
 func warmupSpec(s string) (int, time.Duration, error) {
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return n, 0, nil
+	n, d, err := loadgen.ParseWarmup(s)
+	if err != nil {
+		return 0, 0, badInput(fmt.Errorf("--warmup: %w", err))
 	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return 0, d, nil
-	}
-	return 0, 0, badInput(fmt.Errorf("--warmup %q: want a number of requests (100) or a duration (30s)", s))
+	return n, d, nil
 }
 
 func (o *loadtestOptions) validate() error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -130,7 +131,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 	}
-	s := simulationSummary(pools[0].rep)
+	s := verify.SimulationSummary(pools[0].rep)
 	if len(pools) > 1 {
 		s = poolsSummary(pools, results)
 	}
@@ -169,10 +170,10 @@ func poolsSummary(pools []pool, results []workload.Result) analysis.Summary {
 		duration = max(duration, p.rep.DurationS)
 	}
 	s := analysis.Summarize("simulation", results, duration)
-	main := simulationSummary(pools[0].rep)
+	main := verify.SimulationSummary(pools[0].rep)
 	s.Config, s.Capacity = main.Config, main.Capacity
 	for _, p := range pools {
-		ps := simulationSummary(p.rep)
+		ps := verify.SimulationSummary(p.rep)
 		ps.Pool = p.name
 		s.Preemptions += ps.Preemptions
 		s.Running.Mean += ps.Running.Mean
@@ -184,25 +185,6 @@ func poolsSummary(pools []pool, results []workload.Result) analysis.Summary {
 	// KV usage and ITL differ per pool's hardware: the top level shows the
 	// main pool's; each pool has its own below.
 	s.KVUsage, s.LatencyS.ITL = main.KVUsage, main.LatencyS.ITL
-	return s
-}
-
-// simulationSummary is DESIGN.md's summary JSON of a simulation.
-func simulationSummary(rep *sim.Report) analysis.Summary {
-	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
-	c := rep.Config
-	s.Config = analysis.Config{
-		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize,
-		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
-		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
-		Speculative: speculativeString(c.Speculative),
-	}
-	s.Capacity = capacitySummary(rep.Capacity)
-	s.LatencyS.ITL = analysis.Stat(rep.ITL)
-	s.Preemptions = rep.Preemptions
-	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}
-	s.Running = analysis.Occupancy{Mean: rep.RunningMean, Peak: rep.RunningPeak}
-	s.Waiting = analysis.Occupancy{Mean: rep.WaitingMean, Peak: rep.WaitingPeak}
 	return s
 }
 

@@ -1,0 +1,176 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A Metric is one number `verify` compares between a prediction and a
+// measurement: its name (ttft_p99, kv_usage_mean, ...), how to read it from
+// a Summary, how it prints, and the floor below which a difference is
+// noise: a prediction passes when |predicted − measured| ≤ tolerance ×
+// max(|measured|, Floor).
+type Metric struct {
+	Name  string
+	Label string // for tables: "TTFT p99"
+	Unit  string // "ms", "%", "req/s", "tok/s", "" (a count)
+	Floor float64
+	Value func(*Summary) float64
+}
+
+// latencyFloorS keeps a millisecond-scale latency from failing on
+// differences no user notices (a 2 ms TTFT predicted as 3 ms is 50% off).
+const latencyFloorS = 0.005
+
+// Metrics lists every metric verify reports, in table order.
+func Metrics() []Metric {
+	var ms []Metric
+	add := func(name, label, unit string, floor float64, v func(*Summary) float64) {
+		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Floor: floor, Value: v})
+	}
+	add("throughput_requests", "requests/s", "req/s", 0, func(s *Summary) float64 { return s.Throughput.RequestsPerS })
+	add("throughput_tokens", "output tok/s", "tok/s", 0, func(s *Summary) float64 { return s.Throughput.OutputTokensPerS })
+	lat := []struct {
+		name, label string
+		get         func(*Summary) Stat
+	}{
+		{"ttft", "TTFT", func(s *Summary) Stat { return s.LatencyS.TTFT }},
+		{"ttfa", "TTFA", func(s *Summary) Stat { return s.LatencyS.TTFA }},
+		{"tpot", "TPOT", func(s *Summary) Stat { return s.LatencyS.TPOT }},
+		{"itl", "ITL", func(s *Summary) Stat { return s.LatencyS.ITL }},
+		{"e2e", "E2E", func(s *Summary) Stat { return s.LatencyS.E2E }},
+	}
+	for _, l := range lat {
+		get := l.get
+		add(l.name+"_mean", l.label+" mean", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).Mean })
+		add(l.name+"_p50", l.label+" p50", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P50 })
+		add(l.name+"_p90", l.label+" p90", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P90 })
+		add(l.name+"_p99", l.label+" p99", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P99 })
+	}
+	add("kv_usage_mean", "KV usage mean", "%", 0.02, func(s *Summary) float64 { return s.KVUsage.Mean })
+	add("kv_usage_peak", "KV usage peak", "%", 0.02, func(s *Summary) float64 { return s.KVUsage.Peak })
+	add("running_peak", "running peak", "", 2, func(s *Summary) float64 { return float64(s.Running.Peak) })
+	add("waiting_peak", "waiting peak", "", 2, func(s *Summary) float64 { return float64(s.Waiting.Peak) })
+	add("preemptions", "preemptions", "", 5, func(s *Summary) float64 { return float64(s.Preemptions) })
+	return ms
+}
+
+// DefaultTolerances are verify's pass/fail bounds, as fractions. They are
+// set for a load test of a few hundred requests or more against a model
+// whose step time is calibrated: medians tighter than tails (a p99 rests on
+// a few requests), time-to-first-token looser than decode (it adds the
+// API server's own time, which the model does not see). Metrics not listed
+// are reported but not checked.
+func DefaultTolerances() map[string]float64 {
+	return map[string]float64{
+		"throughput_requests": 0.05, "throughput_tokens": 0.05,
+		"ttft_p50": 0.25, "ttft_p90": 0.30, "ttft_p99": 0.50,
+		"ttfa_p50": 0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
+		"tpot_mean": 0.10, "tpot_p50": 0.10, "tpot_p90": 0.15, "tpot_p99": 0.20,
+		"itl_p50": 0.15,
+		"e2e_p50": 0.15, "e2e_p90": 0.15, "e2e_p99": 0.20,
+		"kv_usage_mean": 0.15, "kv_usage_peak": 0.15,
+		"running_peak": 0.20, "preemptions": 0.25,
+	}
+}
+
+// ParseTolerances reads --tolerance: comma-separated metric=bound pairs,
+// the bound a percentage ("20%") or a fraction ("0.2"), or "off" to stop
+// checking a metric; the pairs change DefaultTolerances. "none" alone
+// starts from no checks at all. Unknown metrics are errors that list the
+// valid names.
+func ParseTolerances(spec string) (map[string]float64, error) {
+	tol := DefaultTolerances()
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return tol, nil
+	}
+	valid := map[string]bool{}
+	for _, m := range Metrics() {
+		valid[m.Name] = true
+	}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "none" {
+			tol = map[string]float64{}
+			continue
+		}
+		name, bound, ok := strings.Cut(item, "=")
+		name, bound = strings.TrimSpace(name), strings.TrimSpace(bound)
+		if !ok || name == "" || bound == "" {
+			return nil, fmt.Errorf("tolerance %q: want metric=bound, e.g. ttft_p50=20%%", item)
+		}
+		if !valid[name] {
+			names := make([]string, 0, len(valid))
+			for n := range valid {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, fmt.Errorf("tolerance %q: unknown metric %q (valid: %s)", item, name, strings.Join(names, ", "))
+		}
+		if bound == "off" {
+			delete(tol, name)
+			continue
+		}
+		scale := 1.0
+		if b, ok := strings.CutSuffix(bound, "%"); ok {
+			bound, scale = b, 0.01
+		}
+		v, err := strconv.ParseFloat(bound, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, fmt.Errorf("tolerance %q: bound %q is not a non-negative number or percentage", item, bound)
+		}
+		tol[name] = v * scale
+	}
+	return tol, nil
+}
+
+// MetricComparison is one metric's predicted and measured values.
+type MetricComparison struct {
+	Name      string  `json:"name"`
+	Predicted float64 `json:"predicted"`
+	Measured  float64 `json:"measured"`
+	// Error is (predicted − measured) / measured; null when measured is 0.
+	Error *float64 `json:"error"`
+	// Tolerance is the bound checked; null when the metric is not checked.
+	Tolerance *float64 `json:"tolerance"`
+	// Pass is null when the metric is not checked.
+	Pass *bool `json:"pass"`
+}
+
+// Comparison is a prediction against a measurement, metric by metric.
+type Comparison struct {
+	Metrics []MetricComparison `json:"metrics"`
+	// Pass is true when every checked metric passes.
+	Pass bool `json:"pass"`
+	// Failed names the checked metrics that failed.
+	Failed []string `json:"failed,omitempty"`
+}
+
+// Compare checks predicted against measured with the given tolerances
+// (fractions by metric name).
+func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {
+	c := Comparison{Pass: true}
+	for _, m := range Metrics() {
+		p, v := m.Value(predicted), m.Value(measured)
+		mc := MetricComparison{Name: m.Name, Predicted: p, Measured: v}
+		if v != 0 {
+			e := (p - v) / math.Abs(v)
+			mc.Error = &e
+		}
+		if t, ok := tol[m.Name]; ok {
+			t := t
+			ok := math.Abs(p-v) <= t*math.Max(math.Abs(v), m.Floor)
+			mc.Tolerance, mc.Pass = &t, &ok
+			if !ok {
+				c.Pass = false
+				c.Failed = append(c.Failed, m.Name)
+			}
+		}
+		c.Metrics = append(c.Metrics, mc)
+	}
+	return c
+}

@@ -1,0 +1,234 @@
+package verify
+
+import (
+	"math"
+	"sort"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// Prediction is a run replayed through the simulator, and both sides
+// summarised over the same requests and the same window.
+type Prediction struct {
+	Report *sim.Report
+	// Predicted and Measured are the two sides' summaries (DESIGN.md's
+	// summary JSON), over the measured requests.
+	Predicted, Measured analysis.Summary
+	// PredictedResults and MeasuredResults are the measured requests'
+	// results, aligned: the same request at the same index.
+	PredictedResults, MeasuredResults []workload.Result
+	// PredictedTimeline and MeasuredTimeline are the server's state over
+	// time, summed over replicas (KV usage averaged).
+	PredictedTimeline, MeasuredTimeline []Point
+	// LeftOut counts the requests not replayed: they failed before the
+	// server generated their output (HTTP errors, timeouts, cancelled).
+	LeftOut int
+}
+
+// Point is the server's state at one time, as /metrics shows it.
+type Point struct {
+	TimeS, KVUsage, Running, Waiting, Preemptions float64
+}
+
+// Replayed reports whether a result is replayed: the server generated its
+// output (ok, or cut inside thinking by its length).
+func Replayed(r *workload.Result) bool {
+	return r.Status == workload.StatusOK || r.Status == workload.StatusTruncated
+}
+
+// Requests returns the run's requests as the server received them: at
+// their sent time, with the token counts the server reported, follow-ups
+// as plain requests (they were sent when they were sent). idx maps each to
+// its result in r.Results.
+func Requests(r *Run) (reqs []workload.Request, idx []int) {
+	for i := range r.Results {
+		res := &r.Results[i]
+		if !Replayed(res) {
+			continue
+		}
+		req := res.Request
+		req.After = ""
+		reqs = append(reqs, req)
+		idx = append(idx, i)
+	}
+	return reqs, idx
+}
+
+// Predict replays the run through the simulator configured as cfg (see
+// Configure) and summarises both sides.
+func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
+	return predict(cfg, r, sim.Options{})
+}
+
+func predict(cfg sim.Config, r *Run, opt sim.Options) (*Prediction, error) {
+	reqs, idx := Requests(r)
+	if interval := scrapeInterval(r.Timeline); interval > 0 {
+		cfg.TimelineIntervalS = interval
+	}
+	opt.Timeline = true
+	rep, err := sim.Run(cfg, reqs, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{Report: rep, LeftOut: len(r.Results) - len(reqs)}
+	for k, i := range idx {
+		if r.Measured[i] {
+			p.PredictedResults = append(p.PredictedResults, rep.Results[k])
+			p.MeasuredResults = append(p.MeasuredResults, r.Results[i])
+		}
+	}
+	p.PredictedTimeline = simTimeline(rep.Timeline)
+	p.MeasuredTimeline = runTimeline(r.Timeline)
+
+	p.Predicted = SimulationSummary(rep)
+	fillSide(&p.Predicted, p.PredictedResults, p.PredictedTimeline)
+	p.Predicted.Kind = "prediction"
+	p.Measured = p.Predicted // the deployment and capacity the prediction assumed
+	p.Measured.Kind = "loadtest"
+	p.Measured.Transforms, p.Measured.Pools = nil, nil
+	p.Measured.SpecDecode, p.Measured.PrefixCacheHitRate = nil, nil
+	if s := r.Summary; s != nil {
+		p.Measured.SpecDecode, p.Measured.PrefixCacheHitRate = s.SpecDecode, s.PrefixCacheHitRate
+		p.Measured.Capacity.NumGPUBlocks, p.Measured.Capacity.BlockSize = s.Capacity.NumGPUBlocks, s.Capacity.BlockSize
+	}
+	fillSide(&p.Measured, p.MeasuredResults, p.MeasuredTimeline)
+	p.Measured.LatencyS.ITL = measuredITL(r, p.MeasuredResults)
+	if len(p.MeasuredTimeline) == 0 && r.Summary != nil {
+		// No timeline (scraping was off): the load test's own figures.
+		s := r.Summary
+		p.Measured.KVUsage, p.Measured.Running, p.Measured.Waiting, p.Measured.Preemptions = s.KVUsage, s.Running, s.Waiting, s.Preemptions
+	}
+	return p, nil
+}
+
+// fillSide sets a summary's request counts, latencies, tokens and
+// throughput from results, and its server state from the timeline over the
+// window the results span (the measured requests' first arrival to last
+// finish on that side).
+func fillSide(s *analysis.Summary, results []workload.Result, tl []Point) {
+	from, to := window(results)
+	itl := s.LatencyS.ITL
+	fresh := analysis.Summarize(s.Kind, results, to-from)
+	s.Requests, s.DurationS, s.Throughput, s.LatencyS, s.Tokens = fresh.Requests, fresh.DurationS, fresh.Throughput, fresh.LatencyS, fresh.Tokens
+	s.LatencyS.ITL = itl
+	if len(tl) == 0 {
+		return
+	}
+	var n, kv, running, waiting float64
+	s.KVUsage, s.Running, s.Waiting = analysis.KVUsage{}, analysis.Occupancy{}, analysis.Occupancy{}
+	before, last := 0.0, 0.0
+	for _, p := range tl {
+		if p.TimeS < from {
+			before = p.Preemptions
+			continue
+		}
+		if p.TimeS > to {
+			break
+		}
+		n++
+		kv += p.KVUsage
+		running += p.Running
+		waiting += p.Waiting
+		s.KVUsage.Peak = max(s.KVUsage.Peak, p.KVUsage)
+		s.Running.Peak = max(s.Running.Peak, int(p.Running))
+		s.Waiting.Peak = max(s.Waiting.Peak, int(p.Waiting))
+		last = p.Preemptions
+	}
+	if n > 0 {
+		s.KVUsage.Mean, s.Running.Mean, s.Waiting.Mean = kv/n, running/n, waiting/n
+		s.Preemptions = int64(math.Round(max(last-before, 0)))
+	}
+}
+
+// window is the span of a side's results: first arrival to last finish.
+func window(results []workload.Result) (from, to float64) {
+	from, to = math.Inf(1), 0
+	for i := range results {
+		from = min(from, results[i].ArrivalS)
+		to = max(to, results[i].ArrivalS+results[i].E2ES)
+	}
+	if math.IsInf(from, 1) {
+		return 0, 0
+	}
+	return from, to
+}
+
+// measuredITL is the load test's inter-token latency: every gap it saw
+// (summary.json), or, without a summary, the mean of the requests' own.
+func measuredITL(r *Run, results []workload.Result) analysis.Stat {
+	if s := r.Summary; s != nil {
+		if s.LatencyFromSentS != nil && s.LatencyFromSentS.ITL != (analysis.Stat{}) {
+			return s.LatencyFromSentS.ITL
+		}
+		return s.LatencyS.ITL
+	}
+	var sum, n float64
+	for i := range results {
+		if results[i].ITLMeanS > 0 {
+			sum += results[i].ITLMeanS
+			n++
+		}
+	}
+	if n == 0 {
+		return analysis.Stat{}
+	}
+	return analysis.Stat{Mean: sum / n}
+}
+
+// scrapeInterval is the median gap between timeline rows (0 with fewer
+// than two rows): the prediction samples its timeline as often.
+func scrapeInterval(tl []loadgen.TimelineRow) float64 {
+	if len(tl) < 2 {
+		return 0
+	}
+	gaps := make([]float64, 0, len(tl)-1)
+	for i := 1; i < len(tl); i++ {
+		if g := tl[i].TimeS - tl[i-1].TimeS; g > 0 {
+			gaps = append(gaps, g)
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	sort.Float64s(gaps)
+	return analysis.Quantile(gaps, 0.5)
+}
+
+// runTimeline turns the scraped rows into points; a cell the server did not
+// expose reads 0.
+func runTimeline(rows []loadgen.TimelineRow) []Point {
+	out := make([]Point, 0, len(rows))
+	nz := func(v float64) float64 {
+		if math.IsNaN(v) {
+			return 0
+		}
+		return v
+	}
+	for _, r := range rows {
+		out = append(out, Point{TimeS: r.TimeS, KVUsage: nz(r.KVUsage), Running: nz(r.Running), Waiting: nz(r.Waiting), Preemptions: nz(r.Preemptions)})
+	}
+	return out
+}
+
+// simTimeline sums the replicas' samples at each time (KV usage averaged),
+// as a load test of a cluster behind one endpoint sees it.
+func simTimeline(samples []sim.TimelineSample) []Point {
+	var out []Point
+	for i := 0; i < len(samples); {
+		j, p := i, Point{TimeS: samples[i].TimeS}
+		for ; j < len(samples) && samples[j].TimeS == p.TimeS; j++ {
+			s := &samples[j]
+			p.KVUsage += s.KVUsage
+			p.Running += float64(s.Running)
+			p.Waiting += float64(s.Waiting)
+			p.Preemptions += float64(s.Preemptions)
+		}
+		p.KVUsage /= float64(j - i)
+		out = append(out, p)
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+package verify
+
+import (
+	"encoding/json"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/sim"
+)
+
+// SimulationSummary is DESIGN.md's summary JSON of a simulation: `simulate`
+// prints it, and it is the predicted side of verify.
+func SimulationSummary(rep *sim.Report) analysis.Summary {
+	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
+	c := rep.Config
+	s.Config = analysis.Config{
+		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize,
+		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
+		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
+		Speculative: SpeculativeString(c.Speculative),
+	}
+	s.Capacity = CapacitySummary(rep.Capacity)
+	s.LatencyS.ITL = analysis.Stat(rep.ITL)
+	s.Preemptions = rep.Preemptions
+	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}
+	s.Running = analysis.Occupancy{Mean: rep.RunningMean, Peak: rep.RunningPeak}
+	s.Waiting = analysis.Occupancy{Mean: rep.WaitingMean, Peak: rep.WaitingPeak}
+	return s
+}
+
+// CapacitySummary is the capacity part of the summary JSON.
+func CapacitySummary(c sim.Capacity) analysis.Capacity {
+	return analysis.Capacity{
+		NumGPUBlocks:    c.NumGPUBlocks,
+		BlockSize:       c.BlockSize,
+		KVBytesPerToken: c.KVBytesPerToken,
+		KVCacheTokens:   c.KVCacheTokens,
+		MaxConcurrency:  c.MaxConcurrency,
+	}
+}
+
+// SpeculativeString renders a speculative config for summaries ("" when off).
+func SpeculativeString(sc *sim.SpeculativeConfig) string {
+	if sc == nil {
+		return ""
+	}
+	b, _ := json.Marshal(sc)
+	return string(b)
+}
