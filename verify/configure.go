@@ -23,7 +23,7 @@ type Explicit func(flag string) bool
 // block count scales by the ratio of bytes per token, as vLLM would have
 // sized the same memory (vllm/v1/core/kv_cache_utils.py
 // get_num_blocks: available memory / page size).
-func Configure(cfg *sim.Config, r *Run, explicit Explicit) ([]string, error) {
+func Configure(cfg *sim.Config, r *Run, explicit Explicit) (*Setup, error) {
 	var notes []string
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	if r.Meta.MaxModelLen > 0 && !explicit("max-model-len") {
@@ -63,10 +63,21 @@ func Configure(cfg *sim.Config, r *Run, explicit Explicit) ([]string, error) {
 			cfg.NumGPUBlocksOverride = blocks
 		}
 	}
+	spec, specNotes, err := configureSpec(cfg, r, explicit("acceptance"))
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Resolve(); err != nil {
 		return nil, err
 	}
-	return notes, nil
+	return &Setup{Notes: append(notes, specNotes...), Spec: spec}, nil
+}
+
+// Setup is what Configure took from the run.
+type Setup struct {
+	Notes []string `json:"notes,omitempty"`
+	// Spec is nil unless the server ran speculative decoding.
+	Spec *SpecAcceptance `json:"spec_decode,omitempty"`
 }
 
 // blocksForDtype converts a block count of the server's KV dtype into the

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/verify"
+)
+
+type verifyOptions struct {
+	dep       deploymentFlags
+	tolerance string
+	output    string
+	report    string
+	plotDir   string
+}
+
+func newVerifyCmd() *cobra.Command {
+	var o verifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify RUN_DIR",
+		Short: "Compare a load test with the simulator's prediction of it",
+		Long: `verify reads a load test's run directory (results.jsonl, timeline.csv,
+metadata.json, summary.json), replays exactly the requests the server received
+(their sent times and the token counts it reported) through the simulator
+configured like that server, and prints prediction and measurement side by
+side with the error: throughput, TTFT, TTFA, TPOT, ITL and E2E, KV usage,
+running and waiting peaks, preemptions.
+
+The server's KV block count, block size, cache dtype, prefix caching and
+max_model_len come from the run (vllm:cache_config_info, /v1/models); the
+deployment flags (simulate's) say what the run cannot: --gpu, -tp, --model
+when the served name is not a known Hugging Face id, --step-model. A flag you
+set wins over the run. With speculative decoding the measured acceptance
+length is replayed and shown beside the assumed one.
+
+Each checked metric passes when |predicted − measured| ≤ tolerance ×
+|measured| (with a small floor for values near zero); the exit status is 1
+when any fails.`,
+		Example: `  thinkcap verify run1 --gpu h100-sxm
+  thinkcap verify run1 --gpu h100-sxm --step-model calibration.yaml --tolerance ttft_p50=20%,tpot_mean=10% --report run1.html
+  thinkcap verify run1 --gpu h200 -tp 2 -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &o, args[0]) },
+	}
+	fs := cmd.Flags()
+	o.dep.register(fs)
+	fs.StringVar(&o.tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
+	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	fs.StringVar(&o.report, "report", "", "write a self-contained HTML report (tables and plots) to this file")
+	fs.StringVar(&o.plotDir, "plot-dir", "", "write the report's plots as PNG files into this directory")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
+	if o.output != "table" && o.output != "json" {
+		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	}
+	tol, err := analysis.ParseTolerances(o.tolerance)
+	if err != nil {
+		return badInput(fmt.Errorf("--tolerance: %w", err))
+	}
+	out, err := verifyRun(cmd, &o.dep, dir, tol)
+	if err != nil {
+		return err
+	}
+	if o.report != "" {
+		if err := writeFile(o.report, func(w *bufio.Writer) error { return verify.WriteReport(w, out) }); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
+	if o.plotDir != "" {
+		if err := verify.WritePlots(o.plotDir, out); err != nil {
+			return badInput(fmt.Errorf("--plot-dir: %w", err))
+		}
+	}
+	w := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else if err := writeVerifyTable(w, out); err != nil {
+		return err
+	}
+	if !out.Comparison.Pass {
+		return fmt.Errorf("prediction outside tolerance: %s", strings.Join(out.Comparison.Failed, ", "))
+	}
+	return nil
+}
+
+// verifyRun loads the run and verifies the deployment flags' prediction of
+// it. The model defaults to the run's served model.
+func verifyRun(cmd *cobra.Command, dep *deploymentFlags, dir string, tol map[string]float64) (*verify.Outcome, error) {
+	run, err := verify.LoadRun(dir)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	changed := func(name string) bool { return cmd.Flags().Changed(name) }
+	cat, err := dep.catalog()
+	if err != nil {
+		return nil, err
+	}
+	if !changed("model") {
+		if _, err := cat.Model(run.Meta.Model); err != nil {
+			return nil, badInput(fmt.Errorf("the run's model %q has no profile: pass --model (see thinkcap profiles)", run.Meta.Model))
+		}
+		dep.model = run.Meta.Model
+	}
+	cfg, err := dep.config(cat)
+	if err != nil {
+		return nil, err
+	}
+	out, err := verify.Verify(cfg, run, changed, tol)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return out, nil
+}
+
+// writeVerifyTable prints what was compared, the comparison and the verdict.
+func writeVerifyTable(w io.Writer, out *verify.Outcome) error {
+	p := &out.Predicted
+	c, k := p.Config, p.Capacity
+	measured := p.Requests.Total
+	fmt.Fprintf(w, "thinkcap verify: %s: %d requests compared", out.Run, measured)
+	if out.LeftOut > 0 {
+		fmt.Fprintf(w, ", %d failed ones not replayed", out.LeftOut)
+	}
+	fmt.Fprintln(w)
+	if out.TimeScale != 1 {
+		fmt.Fprintf(w, "emulator time scale %g: the measured times are multiplied by it (server time)\n", out.TimeScale)
+	}
+	fmt.Fprintf(w, "prediction: %s on %d× %s, %d replica(s), kv cache dtype %s, %d KV blocks of %d tokens, max_num_seqs %d\n",
+		c.Model, c.TensorParallelSize, c.GPU, c.Replicas, c.KVCacheDtype, k.NumGPUBlocks, k.BlockSize, c.MaxNumSeqs)
+	for _, n := range out.Setup.Notes {
+		fmt.Fprintf(w, "  - %s\n", n)
+	}
+	fmt.Fprintln(w)
+	if err := analysis.WriteComparison(w, &out.Comparison); err != nil {
+		return err
+	}
+	if sa := out.Setup.Spec; sa != nil {
+		fmt.Fprintf(w, "\nspeculative decoding: acceptance length measured %.2f, assumed %.2f", sa.Measured, sa.Assumed)
+		if sa.Replayed {
+			fmt.Fprint(w, " (replayed with the measured one)")
+		}
+		fmt.Fprintln(w)
+	}
+	checked := 0
+	for _, m := range out.Comparison.Metrics {
+		if m.Pass != nil {
+			checked++
+		}
+	}
+	if out.Comparison.Pass {
+		fmt.Fprintf(w, "\nverdict: pass (%d checks)\n", checked)
+	} else {
+		fmt.Fprintf(w, "\nverdict: FAIL (%d of %d checks): %s\n", len(out.Comparison.Failed), checked, strings.Join(out.Comparison.Failed, ", "))
+	}
+	return nil
+}
