@@ -10,51 +10,58 @@ import (
 
 // A Metric is one number `verify` compares between a prediction and a
 // measurement: its name (ttft_p99, kv_usage_mean, ...), how to read it from
-// a Summary, how it prints, and the floor below which a difference is
-// noise: a prediction passes when |predicted − measured| ≤ tolerance ×
-// max(|measured|, Floor).
+// a Summary, how it prints, and the absolute difference that is noise: a
+// prediction passes when |predicted − measured| ≤ tolerance × |measured| +
+// Slack.
 type Metric struct {
 	Name  string
 	Label string // for tables: "TTFT p99"
 	Unit  string // "ms", "%", "req/s", "tok/s", "" (a count)
-	Floor float64
+	Slack float64
 	Value func(*Summary) float64
 }
 
-// latencyFloorS keeps a millisecond-scale latency from failing on
-// differences no user notices (a 2 ms TTFT predicted as 3 ms is 50% off).
-const latencyFloorS = 0.005
+// Absolute slack. Request latencies measured by a client include the API
+// server's own time (HTTP, tokenisation, detokenisation) and the network,
+// which an engine model does not see: tens of milliseconds that matter
+// against a 30 ms TTFT and not against a 3 s one. Per-token latencies get
+// a millisecond, occupancy one request, KV usage one point.
+const (
+	requestSlackS = 0.020
+	tokenSlackS   = 0.001
+)
 
 // Metrics lists every metric verify reports, in table order.
 func Metrics() []Metric {
 	var ms []Metric
-	add := func(name, label, unit string, floor float64, v func(*Summary) float64) {
-		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Floor: floor, Value: v})
+	add := func(name, label, unit string, slack float64, v func(*Summary) float64) {
+		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Slack: slack, Value: v})
 	}
 	add("throughput_requests", "requests/s", "req/s", 0, func(s *Summary) float64 { return s.Throughput.RequestsPerS })
 	add("throughput_tokens", "output tok/s", "tok/s", 0, func(s *Summary) float64 { return s.Throughput.OutputTokensPerS })
 	lat := []struct {
 		name, label string
+		slack       float64
 		get         func(*Summary) Stat
 	}{
-		{"ttft", "TTFT", func(s *Summary) Stat { return s.LatencyS.TTFT }},
-		{"ttfa", "TTFA", func(s *Summary) Stat { return s.LatencyS.TTFA }},
-		{"tpot", "TPOT", func(s *Summary) Stat { return s.LatencyS.TPOT }},
-		{"itl", "ITL", func(s *Summary) Stat { return s.LatencyS.ITL }},
-		{"e2e", "E2E", func(s *Summary) Stat { return s.LatencyS.E2E }},
+		{"ttft", "TTFT", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFT }},
+		{"ttfa", "TTFA", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFA }},
+		{"tpot", "TPOT", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.TPOT }},
+		{"itl", "ITL", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.ITL }},
+		{"e2e", "E2E", requestSlackS, func(s *Summary) Stat { return s.LatencyS.E2E }},
 	}
 	for _, l := range lat {
 		get := l.get
-		add(l.name+"_mean", l.label+" mean", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).Mean })
-		add(l.name+"_p50", l.label+" p50", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P50 })
-		add(l.name+"_p90", l.label+" p90", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P90 })
-		add(l.name+"_p99", l.label+" p99", "ms", latencyFloorS, func(s *Summary) float64 { return get(s).P99 })
+		add(l.name+"_mean", l.label+" mean", "ms", l.slack, func(s *Summary) float64 { return get(s).Mean })
+		add(l.name+"_p50", l.label+" p50", "ms", l.slack, func(s *Summary) float64 { return get(s).P50 })
+		add(l.name+"_p90", l.label+" p90", "ms", l.slack, func(s *Summary) float64 { return get(s).P90 })
+		add(l.name+"_p99", l.label+" p99", "ms", l.slack, func(s *Summary) float64 { return get(s).P99 })
 	}
-	add("kv_usage_mean", "KV usage mean", "%", 0.02, func(s *Summary) float64 { return s.KVUsage.Mean })
-	add("kv_usage_peak", "KV usage peak", "%", 0.02, func(s *Summary) float64 { return s.KVUsage.Peak })
-	add("running_peak", "running peak", "", 2, func(s *Summary) float64 { return float64(s.Running.Peak) })
-	add("waiting_peak", "waiting peak", "", 2, func(s *Summary) float64 { return float64(s.Waiting.Peak) })
-	add("preemptions", "preemptions", "", 5, func(s *Summary) float64 { return float64(s.Preemptions) })
+	add("kv_usage_mean", "KV usage mean", "%", 0.01, func(s *Summary) float64 { return s.KVUsage.Mean })
+	add("kv_usage_peak", "KV usage peak", "%", 0.01, func(s *Summary) float64 { return s.KVUsage.Peak })
+	add("running_peak", "running peak", "", 1, func(s *Summary) float64 { return float64(s.Running.Peak) })
+	add("waiting_peak", "waiting peak", "", 1, func(s *Summary) float64 { return float64(s.Waiting.Peak) })
+	add("preemptions", "preemptions", "", 2, func(s *Summary) float64 { return float64(s.Preemptions) })
 	return ms
 }
 
@@ -62,15 +69,17 @@ func Metrics() []Metric {
 // set for a load test of a few hundred requests or more against a model
 // whose step time is calibrated: medians tighter than tails (a p99 rests on
 // a few requests), time-to-first-token looser than decode (it adds the
-// API server's own time, which the model does not see). Metrics not listed
-// are reported but not checked.
+// API server's own time, which the model does not see). ITL quantiles are
+// reported but not checked: a client sees the gaps after the network has
+// merged or split them, and TPOT and the mean ITL carry the decode speed.
+// Metrics not listed are reported but not checked.
 func DefaultTolerances() map[string]float64 {
 	return map[string]float64{
 		"throughput_requests": 0.05, "throughput_tokens": 0.05,
 		"ttft_p50": 0.25, "ttft_p90": 0.30, "ttft_p99": 0.50,
 		"ttfa_p50": 0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
 		"tpot_mean": 0.10, "tpot_p50": 0.10, "tpot_p90": 0.15, "tpot_p99": 0.20,
-		"itl_p50": 0.15,
+		"itl_mean": 0.10,
 		"e2e_p50": 0.15, "e2e_p90": 0.15, "e2e_p99": 0.20,
 		"kv_usage_mean": 0.15, "kv_usage_peak": 0.15,
 		"running_peak": 0.20, "preemptions": 0.25,
@@ -163,7 +172,7 @@ func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {
 		}
 		if t, ok := tol[m.Name]; ok {
 			t := t
-			ok := math.Abs(p-v) <= t*math.Max(math.Abs(v), m.Floor)
+			ok := math.Abs(p-v) <= t*math.Abs(v)+m.Slack
 			mc.Tolerance, mc.Pass = &t, &ok
 			if !ok {
 				c.Pass = false

@@ -180,7 +180,11 @@ func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak
 
 // StepTime is the duration of one engine step in nanoseconds. It does a
 // handful of float operations and table look-ups and does not allocate.
-func (s *StepModel) StepTime(b *Batch) int64 {
+func (s *StepModel) StepTime(b *Batch) int64 { return int64(s.StepTimeNs(b)) }
+
+// StepTimeNs is StepTime before rounding to whole nanoseconds: calibration
+// differentiates it with steps far below a nanosecond.
+func (s *StepModel) StepTimeNs(b *Batch) float64 {
 	tokens := b.PrefillTokens + b.DecodeTokens
 	if tokens <= 0 {
 		return 0
@@ -204,7 +208,7 @@ func (s *StepModel) StepTime(b *Batch) int64 {
 		dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
 		step += s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n)
 	}
-	return int64(step)
+	return step
 }
 
 // experts is the expected number of distinct experts n tokens route to in

@@ -23,6 +23,6 @@ endpoint with the same traffic; and serves a vLLM-compatible emulator.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd(),
-		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd(), newVerifyCmd())
+		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd(), newVerifyCmd(), newCalibrateCmd())
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 )
 
@@ -97,32 +98,38 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 }
 
 // verifyRun loads the run and verifies the deployment flags' prediction of
-// it. The model defaults to the run's served model.
+// it.
 func verifyRun(cmd *cobra.Command, dep *deploymentFlags, dir string, tol map[string]float64) (*verify.Outcome, error) {
-	run, err := verify.LoadRun(dir)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	changed := func(name string) bool { return cmd.Flags().Changed(name) }
-	cat, err := dep.catalog()
+	cfg, run, err := runConfig(cmd, *dep, dir)
 	if err != nil {
 		return nil, err
 	}
-	if !changed("model") {
-		if _, err := cat.Model(run.Meta.Model); err != nil {
-			return nil, badInput(fmt.Errorf("the run's model %q has no profile: pass --model (see thinkcap profiles)", run.Meta.Model))
-		}
-		dep.model = run.Meta.Model
-	}
-	cfg, err := dep.config(cat)
-	if err != nil {
-		return nil, err
-	}
-	out, err := verify.Verify(cfg, run, changed, tol)
+	out, err := verify.Verify(cfg, run, cmd.Flags().Changed, tol)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	return out, nil
+}
+
+// runConfig loads a run directory and the deployment the flags describe
+// for it; the model defaults to the run's served model.
+func runConfig(cmd *cobra.Command, dep deploymentFlags, dir string) (sim.Config, *verify.Run, error) {
+	run, err := verify.LoadRun(dir)
+	if err != nil {
+		return sim.Config{}, nil, badInput(err)
+	}
+	cat, err := dep.catalog()
+	if err != nil {
+		return sim.Config{}, nil, err
+	}
+	if !cmd.Flags().Changed("model") {
+		if _, err := cat.Model(run.Meta.Model); err != nil {
+			return sim.Config{}, nil, badInput(fmt.Errorf("%s: the run's model %q has no profile: pass --model (see thinkcap profiles)", dir, run.Meta.Model))
+		}
+		dep.model = run.Meta.Model
+	}
+	cfg, err := dep.config(cat)
+	return cfg, run, err
 }
 
 // writeVerifyTable prints what was compared, the comparison and the verdict.

@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LeastSquaresBounded solves min Σ_i (b_i − a_i·x)² subject to x_k ≥
+// lower_k, for the columns marked free; the others stay at x0. It solves the
+// free columns by QR (gonum), clamps the most violated to its bound and
+// solves again until no bound is violated: an active-set method that never
+// releases a clamped column, which is enough when, as in step-time
+// calibration, a bound is hit only by a coefficient the data cannot see.
+// Rows are rows of a (weights are the caller's: scale a row and its b).
+func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]float64, error) {
+	n := len(x0)
+	if len(lower) != n || len(free) != n {
+		return nil, errors.New("least squares: x0, lower and free differ in length")
+	}
+	x := append([]float64(nil), x0...)
+	active := append([]bool(nil), free...)
+	for {
+		var cols []int
+		for k := range n {
+			if active[k] {
+				cols = append(cols, k)
+			}
+		}
+		if len(cols) == 0 {
+			return x, nil
+		}
+		if len(a) < len(cols) {
+			return nil, fmt.Errorf("least squares: %d rows cannot fit %d unknowns", len(a), len(cols))
+		}
+		A := mat.NewDense(len(a), len(cols), nil)
+		rhs := mat.NewVecDense(len(a), nil)
+		for i, row := range a {
+			if len(row) != n {
+				return nil, fmt.Errorf("least squares: row %d has %d columns, want %d", i, len(row), n)
+			}
+			r := b[i]
+			for k := range n {
+				if !active[k] {
+					r -= row[k] * x[k]
+				}
+			}
+			rhs.SetVec(i, r)
+			for j, k := range cols {
+				A.Set(i, j, row[k])
+			}
+		}
+		var sol mat.VecDense
+		if err := sol.SolveVec(A, rhs); err != nil {
+			return nil, fmt.Errorf("least squares: %w", err)
+		}
+		worst, worstBy := -1, 0.0
+		for j, k := range cols {
+			v := sol.AtVec(j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, errors.New("least squares: singular system (a coefficient the data does not determine)")
+			}
+			x[k] = v
+			if by := lower[k] - v; by > worstBy {
+				worst, worstBy = k, by
+			}
+		}
+		if worst < 0 {
+			return x, nil
+		}
+		x[worst], active[worst] = lower[worst], false
+	}
+}

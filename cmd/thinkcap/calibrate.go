@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/verify"
+)
+
+type calibrateOptions struct {
+	dep    deploymentFlags
+	fit    []string
+	out    string
+	output string
+}
+
+func newCalibrateCmd() *cobra.Command {
+	var o calibrateOptions
+	cmd := &cobra.Command{
+		Use:   "calibrate RUN_DIR...",
+		Short: "Fit the step-time coefficients to measured load tests",
+		Long: `calibrate replays load-test run directories through the simulator (set up
+like the server, as verify does) and fits the step-time coefficients so that
+every measured request's time to first token and decode span (first token to
+last) match. A latency is a sum of engine steps, and a step's time is linear
+in the coefficients' parameters (1/efficiency, overheads), so each iteration
+is a least-squares fit on relative errors given the batches the replay put
+each request through, repeated until the coefficients settle. A constant API
+overhead per run is fitted beside them on TTFT and reported, not written.
+
+It writes a --step-model file that simulate, size, serve and verify accept,
+and reports the error (MAPE) before and after on data the fit did not see:
+each run predicted by a fit of the others, or, from one run, its odd requests
+by a fit of its even ones.`,
+		Example: `  thinkcap calibrate run1 run2 run3 --gpu h100-sxm --out h100-qwen3-8b.yaml
+  thinkcap verify run4 --gpu h100-sxm --step-model h100-qwen3-8b.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd, &o, args) },
+	}
+	fs := cmd.Flags()
+	o.dep.register(fs)
+	fs.StringSliceVar(&o.fit, "fit", verify.DefaultFit, "coefficients to fit (the others stay as the GPU profile and --step-model have them)")
+	fs.StringVar(&o.out, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
+	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	return cmd
+}
+
+func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error {
+	if o.output != "table" && o.output != "json" {
+		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	}
+	var cfgs []sim.Config
+	var runs []*verify.Run
+	for _, dir := range dirs {
+		cfg, run, err := runConfig(cmd, o.dep, dir)
+		if err != nil {
+			return err
+		}
+		if _, err := verify.Configure(&cfg, run, cmd.Flags().Changed); err != nil {
+			return badInput(fmt.Errorf("%s: %w", dir, err))
+		}
+		cfgs, runs = append(cfgs, cfg), append(runs, run)
+	}
+	c, err := verify.Calibrate(cfgs, runs, o.fit)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "--fit") {
+			return badInput(err)
+		}
+		return err
+	}
+	bases := make([]string, len(dirs))
+	for i, d := range dirs {
+		bases[i] = filepath.Base(d)
+	}
+	head := fmt.Sprintf("thinkcap calibrate, %s: step-time coefficients of %s on %s, fitted to %s.\nUse with --step-model in simulate, size, serve and verify.",
+		time.Now().UTC().Format("2006-01-02"), cfgs[0].Model.Name, cfgs[0].GPU.Name, strings.Join(bases, ", "))
+	data, err := profiles.EncodeStepCoefficients(c.After, head)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+		return badInput(fmt.Errorf("--out: %w", err))
+	}
+	w := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	if err := verify.WriteCalibrationTable(w, c); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwrote %s: pass it as --step-model to simulate, size, serve and verify\n", o.out)
+	return nil
+}

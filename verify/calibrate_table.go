@@ -1,0 +1,90 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteCalibrationTable prints the coefficients before and after, the API
+// overhead fitted beside them, and the held-out error before and after.
+func WriteCalibrationTable(w io.Writer, c *Calibration) error {
+	fmt.Fprintf(w, "thinkcap calibrate: %d request latencies (TTFT and decode span each), %d iterations\n\n", c.Requests, c.Iterations)
+	fitted := map[string]bool{}
+	for _, n := range c.Fitted {
+		fitted[n] = true
+	}
+	t := table(w, 1, "coefficient", "before", "after", "change", "")
+	b, a := params(c.Before), params(c.After)
+	for k, co := range coefficients {
+		before, after := *co.field(&c.Before), *co.field(&c.After)
+		status := "kept"
+		switch {
+		case fitted[co.name]:
+			status = "fitted"
+		case c.Kept[co.name] != "":
+			status = "kept: " + c.Kept[co.name]
+		}
+		change := "-"
+		if b[k] != 0 && a[k] != b[k] {
+			change = fmt.Sprintf("%+.1f%%", 100*(after-before)/before)
+		}
+		if err := t.Append([]string{co.name, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change, status}); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	runs := make([]string, 0, len(c.APIOverheadS))
+	for r := range c.APIOverheadS {
+		runs = append(runs, r)
+	}
+	sort.Strings(runs)
+	fmt.Fprint(w, "\nAPI overhead on TTFT, fitted beside the step model and not part of it:")
+	for _, r := range runs {
+		fmt.Fprintf(w, " %s %.1f ms", filepath.Base(r), 1e3*c.APIOverheadS[r])
+	}
+	fmt.Fprintln(w)
+	if len(c.HeldOut) == 0 {
+		return nil
+	}
+	how := "each run predicted by a fit of the others"
+	if len(c.HeldOut) == 1 && len(c.APIOverheadS) == 1 {
+		how = "odd requests predicted by a fit of the even ones"
+	}
+	fmt.Fprintf(w, "\nheld out (%s): mean absolute percentage error, before → after\n", how)
+	h := table(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
+	pct := func(before, after float64) string { return fmt.Sprintf("%.1f%% → %.1f%%", 100*before, 100*after) }
+	for _, r := range c.HeldOut {
+		row := []string{filepath.Base(r.Run), strconv.Itoa(r.Requests), pct(r.Before.TTFT, r.After.TTFT), pct(r.Before.TPOT, r.After.TPOT), pct(r.Before.E2E, r.After.E2E)}
+		if err := h.Append(row); err != nil {
+			return err
+		}
+	}
+	return h.Render()
+}
+
+// table is a table whose first labels columns are left-aligned text and
+// the others right-aligned numbers.
+func table(w io.Writer, labels int, header ...string) *tablewriter.Table {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+		if i < labels || i == len(header)-1 && header[i] == "" {
+			align[i] = tw.AlignLeft
+		}
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header(header)
+	return t
+}

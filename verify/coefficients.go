@@ -1,0 +1,94 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// A coefficient is one step-time coefficient as calibration sees it. The
+// step time is a sum and maximum of terms each proportional to one
+// parameter: the inverse of an efficiency (time ∝ 1/efficiency) or an
+// overhead itself. In those parameters the step time is homogeneous of
+// degree one, so a latency made of steps is the sum over parameters of
+// parameter × its sensitivity: a linear model, given which steps a request
+// waited through (sim/stepmodel.go StepModel).
+type coefficient struct {
+	name string
+	// inverse: the parameter is 1/value (an efficiency in (0, 1]);
+	// otherwise it is the value (an overhead, >= 0).
+	inverse bool
+	field   func(*profiles.StepCoefficients) *float64
+}
+
+// coefficients are the fittable step-time coefficients.
+// fp8_kv_read_penalty is not among them: it multiplies
+// kv_bandwidth_efficiency's term, so only their product is identifiable.
+var coefficients = []coefficient{
+	{"weight_bandwidth_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.WeightBandwidthEfficiency }},
+	{"kv_bandwidth_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.KVBandwidthEfficiency }},
+	{"compute_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.ComputeEfficiency }},
+	{"attention_compute_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
+	{"step_overhead_ms", false, func(s *profiles.StepCoefficients) *float64 { return &s.StepOverheadMs }},
+	{"per_request_overhead_us", false, func(s *profiles.StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
+	{"interconnect_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
+	{"all_reduce_latency_us", false, func(s *profiles.StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
+}
+
+// DefaultFit is the coefficients calibrate fits unless told otherwise.
+// weight_bandwidth_efficiency is left out: a dense model reads the same
+// weights every step, so its term is a constant per step that only the sum
+// with step_overhead_ms can be fitted to; the overhead takes it.
+var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "step_overhead_ms", "per_request_overhead_us"}
+
+// params returns s as calibration parameters, in coefficients' order.
+func params(s profiles.StepCoefficients) []float64 {
+	out := make([]float64, len(coefficients))
+	for k, c := range coefficients {
+		v := *c.field(&s)
+		if c.inverse {
+			if v > 0 {
+				v = 1 / v
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// withParams returns s with the parameters set.
+func withParams(s profiles.StepCoefficients, p []float64) profiles.StepCoefficients {
+	for k, c := range coefficients {
+		v := p[k]
+		if c.inverse && v > 0 {
+			v = 1 / v
+		}
+		*c.field(&s) = v
+	}
+	return s
+}
+
+// parseFit reads --fit: coefficient names, comma-separated.
+func parseFit(names []string) ([]bool, error) {
+	free := make([]bool, len(coefficients))
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		found := false
+		for k, c := range coefficients {
+			if c.name == n {
+				free[k], found = true, true
+			}
+		}
+		if !found {
+			valid := make([]string, len(coefficients))
+			for k, c := range coefficients {
+				valid[k] = c.name
+			}
+			sort.Strings(valid)
+			return nil, fmt.Errorf("unknown coefficient %q (valid: %s)", n, strings.Join(valid, ", "))
+		}
+	}
+	return free, nil
+}
