@@ -80,7 +80,7 @@ func DefaultTolerances() map[string]float64 {
 		"ttfa_p50": 0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
 		"tpot_mean": 0.10, "tpot_p50": 0.10, "tpot_p90": 0.15, "tpot_p99": 0.20,
 		"itl_mean": 0.10,
-		"e2e_p50": 0.15, "e2e_p90": 0.15, "e2e_p99": 0.20,
+		"e2e_p50":  0.15, "e2e_p90": 0.15, "e2e_p99": 0.20,
 		"kv_usage_mean": 0.15, "kv_usage_peak": 0.15,
 		"running_peak": 0.20, "preemptions": 0.25,
 	}

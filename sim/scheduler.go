@@ -58,7 +58,7 @@ func (e *engine) schedule() bool {
 			break
 		}
 		s.newTokens, s.drafts = n, drafts
-		e.batch.add(s.computed, n, drafts, decode)
+		e.batch.Add(s.computed, n, drafts, decode)
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
@@ -96,7 +96,7 @@ func (e *engine) schedule() bool {
 // model prices. Scheduled requests are the running ones with newTokens > 0.
 func (e *engine) add(s *seq, n, drafts int) {
 	s.newTokens, s.drafts = n, drafts
-	e.batch.add(s.computed, n, drafts, s.decoding())
+	e.batch.Add(s.computed, n, drafts, s.decoding())
 }
 
 // unschedule takes back a request scheduled earlier in this step.
@@ -134,8 +134,9 @@ func (e *engine) preempt(s *seq, at int) {
 	e.waiting.pushFront(s)
 }
 
-// add accounts for n tokens of a request that had computed tokens already.
-func (b *Batch) add(computed, n, drafts int, decode bool) {
+// Add accounts for n tokens of a request that had computed tokens already
+// (n = 1 + drafts for a decoding request).
+func (b *Batch) Add(computed, n, drafts int, decode bool) {
 	b.NumReqs++
 	if decode {
 		b.DecodeReqs++

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -21,14 +22,13 @@ type Calibration struct {
 	// at Before because the runs cannot tell them apart (why, per name).
 	Fitted []string          `json:"fitted"`
 	Kept   map[string]string `json:"kept,omitempty"`
-	// APIOverheadS is, per run, the time every request's TTFT had beyond
-	// the engine's steps (HTTP, tokenisation, the network), in server time:
-	// fitted alongside so that it does not bias the coefficients, and not
-	// part of the step model.
+	// APIOverheadS is, per run, the time TTFT has beyond the engine's steps
+	// (HTTP, tokenisation, the network), in server time: fitted beside the
+	// coefficients so that it does not bias them, and not part of the step
+	// model.
 	APIOverheadS map[string]float64 `json:"api_overhead_s"`
-	Iterations   int     `json:"iterations"`
-	// Requests is how many request latencies (TTFT and decode span each)
-	// the final fit used.
+	Iterations   int                `json:"iterations"`
+	// Requests is how many measured decode spans the fit used.
 	Requests int `json:"requests"`
 	// HeldOut is the error on data the fit did not see: each run fitted on
 	// the others, or, with one run, half its requests fitted on the other.
@@ -38,10 +38,13 @@ type Calibration struct {
 // HeldOut is the prediction error on one held-out set before and after
 // calibration.
 type HeldOut struct {
-	Run      string `json:"run"`
-	Requests int    `json:"requests"`
-	Before   MAPE   `json:"before"`
-	After    MAPE   `json:"after"`
+	Run string `json:"run"`
+	// Split is true when the held-out set is half a run's requests (one run
+	// given): the odd ones, predicted by a fit of the even ones.
+	Split    bool `json:"split,omitempty"`
+	Requests int  `json:"requests"`
+	Before   MAPE `json:"before"`
+	After    MAPE `json:"after"`
 }
 
 // MAPE is the mean absolute percentage error of per-request latencies, as
@@ -60,14 +63,14 @@ const (
 )
 
 // Calibrate fits the coefficients named in fit (DefaultFit when empty) to
-// the runs, each replayed through its configured deployment (cfgs[i] for
-// runs[i], set up by Configure). A latency is a sum of engine steps, so,
-// given the steps the replay put each request through, its TTFT and decode
-// span are linear in the step-time parameters (see coefficient): each
-// iteration replays every run, fits the parameters by least squares on the
-// relative errors of every measured request's TTFT and decode span (plus a
-// constant API overhead on TTFT), and replays again with the fit, until the
-// parameters move less than 0.1%.
+// the runs, each set up as cfgs[i] for runs[i] (by Configure). The data are
+// the measured requests' decode spans, first token to last: a sum of the
+// engine steps the request decoded in, each a roofline whose terms are
+// linear in the parameters (see coefficient), over batches rebuilt from
+// every request's measured timings (see reconstruction). The fit is least
+// squares on relative errors. TTFT is not fitted: it adds queueing and the
+// API server's own time, which the step model does not have; it is in the
+// held-out error, measured with full replays.
 func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, error) {
 	if len(runs) == 0 || len(cfgs) != len(runs) {
 		return nil, errors.New("calibrate: need one configuration per run")
@@ -98,6 +101,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, erro
 		if err != nil {
 			return nil, err
 		}
+		h.Split = true
 		c.HeldOut = append(c.HeldOut, h)
 		return c, nil
 	}
@@ -128,80 +132,124 @@ type requestFilter func(i int) bool
 func evenRequests(i int) bool { return i%2 == 0 }
 func oddRequests(i int) bool  { return i%2 == 1 }
 
-// fitRuns iterates replay and fit over the chosen runs.
+// fitRuns fits the free coefficients to the chosen runs' measured
+// requests (those pick keeps): their decode spans and, for requests
+// scheduled on arrival, their TTFT, with a constant per run for the time
+// TTFT has outside the engine (HTTP, tokenisation, the network). The
+// batches come from the measured timings (reconstruction), so what depends
+// on the coefficients is only which side of each step's roofline maximum
+// binds: the fit is repeated with the new coefficients until that settles.
 func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick requestFilter) (*Calibration, error) {
 	before := cfgs[use[0]].Step
 	p := params(before)
 	c := &Calibration{Before: before}
 	K := len(coefficients)
-	overhead := make([]float64, len(use)) // per run, the last column(s)
+	overhead := make([]float64, len(use)) // per run: the columns after the coefficients
 	lower := make([]float64, K+len(use))
 	for k, co := range coefficients {
 		if co.inverse {
 			lower[k] = 1 // an efficiency is at most 1
 		}
 	}
+	type target struct {
+		run, u, req int
+		ttft        bool
+		y           float64
+	}
+	var targets []target
+	recs := map[int]*reconstruction{}
+	for u, i := range use {
+		rec, measured, err := newReconstruction(cfgs[i], runs[i])
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = rec
+		for j, q := range rec.reqs {
+			if measured[j] < 0 || pick != nil && !pick(measured[j]) {
+				continue
+			}
+			if q.outputs >= 2 && q.end > q.first {
+				targets = append(targets, target{i, u, j, false, q.end - q.first})
+			}
+			targets = append(targets, target{i, u, j, true, q.first - q.arrive})
+		}
+	}
+	// Rows are scaled by 1/max(measured, the median of their kind): the fit
+	// minimises relative errors, so a 2 s decode counts as much as a 60 s
+	// one, without letting a 5 ms TTFT and its milliseconds of jitter
+	// outweigh the rest.
+	var ys [2][]float64
+	for _, t := range targets {
+		kind := 0
+		if t.ttft {
+			kind = 1
+		}
+		ys[kind] = append(ys[kind], t.y)
+	}
+	var floor [2]float64
+	for kind := range ys {
+		if len(ys[kind]) > 0 {
+			sort.Float64s(ys[kind])
+			floor[kind] = analysis.Quantile(ys[kind], 0.5)
+		}
+	}
 	for c.Iterations = 1; c.Iterations <= maxIterations; c.Iterations++ {
+		grads := map[int]*stepGradient{}
+		for _, i := range use {
+			cfg := cfgs[i]
+			cfg.Step = withParams(cfg.Step, p)
+			g, err := newStepGradient(cfg)
+			if err != nil {
+				return nil, fmt.Errorf("calibrate: %w", err)
+			}
+			grads[i] = g
+		}
 		var rows [][]float64
 		var rhs []float64
 		share := make([]float64, K)
 		total := 0.0
-		for u, i := range use {
-			cfg := cfgs[i]
-			cfg.Step = withParams(cfg.Step, p)
-			r, err := sensitivities(cfg, runs[i])
-			if err != nil {
-				return nil, err
-			}
-			for n := range r.ttft {
-				if pick != nil && !pick(n) {
+		c.Requests = 0
+		for _, t := range targets {
+			g := make([]float64, K)
+			kind := 0
+			if t.ttft {
+				kind = 1
+				if !recs[t.run].ttftSpan(t.req, grads[t.run], g) {
 					continue
 				}
-				// Rows are scaled by 1/measured: the fit minimises relative
-				// errors, so a 20 ms TTFT counts as much as a 20 s decode.
-				add := func(g []float64, y float64, ttft bool) {
-					if !(y > 0) {
-						return
-					}
-					row := make([]float64, K+len(use))
-					for k := range K {
-						row[k] = g[k] / y
-						share[k] += math.Abs(g[k] * p[k])
-						total += math.Abs(g[k] * p[k])
-					}
-					if ttft {
-						row[K+u] = 1 / y
-					}
-					rows = append(rows, row)
-					rhs = append(rhs, 1)
-				}
-				if debugTTFT {
-					add(r.ttft[n], r.measured[n].TTFTS, true)
-				}
-				add(r.decode[n], r.measured[n].E2ES-r.measured[n].TTFTS, false)
+			} else {
+				recs[t.run].decodeSpan(t.req, grads[t.run], g)
+				c.Requests++
 			}
+			w := 1 / max(t.y, floor[kind])
+			row := make([]float64, K+len(use))
+			for k := range K {
+				row[k] = g[k] * w
+				share[k] += math.Abs(g[k] * p[k])
+				total += math.Abs(g[k] * p[k])
+			}
+			if t.ttft {
+				row[K+t.u] = w
+			}
+			rows, rhs = append(rows, row), append(rhs, t.y*w)
 		}
-		c.Requests = len(rows) / 2
+		if len(rows) == 0 {
+			return nil, errors.New("calibrate: no measured request has a decode span or a TTFT to fit")
+		}
 		// A coefficient whose terms are under 0.5% of the engine time the
 		// runs saw cannot be fitted from them: keep it.
 		c.Kept = map[string]string{}
 		fitFree := append([]bool(nil), free...)
-		for range use {
-			fitFree = append(fitFree, true)
-		}
 		for k, co := range coefficients {
 			if free[k] && share[k] < 0.005*total {
 				fitFree[k] = false
-				c.Kept[co.name] = fmt.Sprintf("its terms are %.2f%% of the engine time in these runs", 100*share[k]/max(total, 1e-300))
+				c.Kept[co.name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
 			}
 		}
-		x0 := append(append([]float64(nil), p...), overhead...)
-		if !debugTTFT {
-			for u := range use {
-				fitFree[K+u] = false
-			}
+		for range use {
+			fitFree = append(fitFree, true)
 		}
-		x, err := analysis.LeastSquaresBounded(rows, rhs, x0, lower, fitFree)
+		x, err := analysis.LeastSquaresBounded(rows, rhs, append(append([]float64(nil), p...), overhead...), lower, fitFree)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
@@ -215,9 +263,6 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		}
 		copy(p, x[:K])
 		copy(overhead, x[K:])
-		if debugFit != nil {
-			debugFit(c.Iterations, p)
-		}
 		if moved < converged {
 			break
 		}
@@ -239,39 +284,43 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	return c, nil
 }
 
-// runSensitivity is one replay's measured requests with their predicted
-// sensitivities.
-type runSensitivity struct {
-	measured, predicted []workload.Result
-	ttft, decode        [][]float64
-}
-
-// sensitivities replays the run with cfg and returns, for each measured
-// request, the sensitivities of its predicted TTFT and decode span.
-func sensitivities(cfg sim.Config, r *Run) (*runSensitivity, error) {
+// newReconstruction rebuilds a run's batches (see reconstruction). measured
+// gives, for each of its requests, the position among the run's measured
+// replayed requests (the index PredictedResults and MeasuredResults use),
+// or -1 for a warm-up request.
+func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 	if err := cfg.Resolve(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rec, err := newStepRecorder(cfg, cfg.Replicas)
-	if err != nil {
-		return nil, err
-	}
-	p, err := predict(cfg, r, sim.Options{OnStep: rec.onStep})
-	if err != nil {
-		return nil, err
-	}
-	out := &runSensitivity{measured: p.MeasuredResults, predicted: p.PredictedResults}
-	for i := range p.PredictedResults {
-		pr := &p.PredictedResults[i]
-		var t, d []float64
-		if pr.OK() || pr.Status == workload.StatusTruncated {
-			t, d = rec.spans(pr)
-		} else {
-			t, d = make([]float64, len(coefficients)), make([]float64, len(coefficients))
+	rec := &reconstruction{budget: cfg.MaxNumBatchedTokens, al: 1}
+	if sc := cfg.Speculative; sc != nil {
+		rec.k = sc.NumSpeculativeTokens
+		if sampler, err := sim.NewAcceptanceSampler(sc.AcceptanceRates); err == nil && len(sc.AcceptanceRates) > 0 {
+			rec.al = sampler.MeanAcceptanceLength()
 		}
-		out.ttft, out.decode = append(out.ttft, t), append(out.decode, d)
 	}
-	return out, nil
+	var measured []int
+	var results []workload.Result
+	ordinal := 0
+	for i := range r.Results {
+		res := &r.Results[i]
+		if !Replayed(res) {
+			continue
+		}
+		pos := -1
+		if r.Measured[i] {
+			pos = ordinal
+			ordinal++
+		}
+		if res.TTFTS <= 0 || res.E2ES < res.TTFTS {
+			continue
+		}
+		results = append(results, *res)
+		measured = append(measured, pos)
+	}
+	rec.reqs = timedRequests(results, cfg.Replicas)
+	rec.timeline = runTimeline(r.Timeline)
+	return rec, measured, nil
 }
 
 // heldOut measures the error on a run (its requests pick chooses) with the
@@ -324,6 +373,3 @@ func mape(pred, meas []workload.Result, pick requestFilter) (MAPE, int) {
 	}
 	return m, int(n)
 }
-
-var debugFit func(int, []float64)
-var debugTTFT = false

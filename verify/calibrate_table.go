@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -14,7 +13,7 @@ import (
 // WriteCalibrationTable prints the coefficients before and after, the API
 // overhead fitted beside them, and the held-out error before and after.
 func WriteCalibrationTable(w io.Writer, c *Calibration) error {
-	fmt.Fprintf(w, "thinkcap calibrate: %d request latencies (TTFT and decode span each), %d iterations\n\n", c.Requests, c.Iterations)
+	fmt.Fprintf(w, "thinkcap calibrate: fitted to %d measured decode spans (%d iterations)\n\n", c.Requests, c.Iterations)
 	fitted := map[string]bool{}
 	for _, n := range c.Fitted {
 		fitted[n] = true
@@ -41,21 +40,11 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	runs := make([]string, 0, len(c.APIOverheadS))
-	for r := range c.APIOverheadS {
-		runs = append(runs, r)
-	}
-	sort.Strings(runs)
-	fmt.Fprint(w, "\nAPI overhead on TTFT, fitted beside the step model and not part of it:")
-	for _, r := range runs {
-		fmt.Fprintf(w, " %s %.1f ms", filepath.Base(r), 1e3*c.APIOverheadS[r])
-	}
-	fmt.Fprintln(w)
 	if len(c.HeldOut) == 0 {
 		return nil
 	}
 	how := "each run predicted by a fit of the others"
-	if len(c.HeldOut) == 1 && len(c.APIOverheadS) == 1 {
+	if len(c.HeldOut) == 1 && c.HeldOut[0].Split {
 		how = "odd requests predicted by a fit of the even ones"
 	}
 	fmt.Fprintf(w, "\nheld out (%s): mean absolute percentage error, before → after\n", how)

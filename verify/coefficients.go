@@ -41,7 +41,7 @@ var coefficients = []coefficient{
 // weight_bandwidth_efficiency is left out: a dense model reads the same
 // weights every step, so its term is a constant per step that only the sum
 // with step_overhead_ms can be fitted to; the overhead takes it.
-var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "step_overhead_ms", "per_request_overhead_us"}
+var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "step_overhead_ms"}
 
 // params returns s as calibration parameters, in coefficients' order.
 func params(s profiles.StepCoefficients) []float64 {

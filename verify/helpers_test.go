@@ -24,7 +24,7 @@ func testConfig(t testing.TB) sim.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sim.Config{Model: m, GPU: g, Step: g.Step, NumGPUBlocksOverride: 6000}
+	cfg := sim.Config{Model: m, GPU: g, Step: g.Step, NumGPUBlocksOverride: 60000}
 	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}

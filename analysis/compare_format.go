@@ -1,0 +1,72 @@
+package analysis
+
+import "fmt"
+
+// FormatMetricValue prints a comparison metric's value the way the verify
+// table does: latencies (given in seconds) in milliseconds, KV usage in
+// percent, counts and rates compactly. An unknown name prints compactly.
+func FormatMetricValue(name string, v float64) string {
+	for _, m := range Metrics() {
+		if m.Name == name {
+			return formatValue(m.Unit, v)
+		}
+	}
+	return formatCompact(v)
+}
+
+// ComparisonRow is one metric of a Comparison with its cells formatted as
+// WriteComparison prints them, for reports in other formats (HTML) that
+// must agree with the text table.
+type ComparisonRow struct {
+	Name string
+	// Label is the table's label, with the unit for latencies and rates:
+	// "TTFT p99 (ms)".
+	Label               string
+	Predicted, Measured string
+	// Error is signed percent ("+3.2%"), "-" when the measured value is 0.
+	Error string
+	// Tolerance ("±25%") and Result ("pass", "FAIL") are empty for
+	// metrics that are not checked.
+	Tolerance, Result string
+	Checked, Pass     bool
+}
+
+// ComparisonRows formats c's metrics in table order, leaving out those
+// WriteComparison leaves out: zero on both sides and not checked.
+func ComparisonRows(c *Comparison) []ComparisonRow {
+	byName := map[string]Metric{}
+	for _, m := range Metrics() {
+		byName[m.Name] = m
+	}
+	var rows []ComparisonRow
+	for _, mc := range c.Metrics {
+		if mc.Predicted == 0 && mc.Measured == 0 && mc.Pass == nil {
+			continue
+		}
+		m, known := byName[mc.Name]
+		if !known {
+			m = Metric{Name: mc.Name, Label: mc.Name}
+		}
+		row := ComparisonRow{
+			Name: mc.Name, Label: m.Label,
+			Predicted: formatValue(m.Unit, mc.Predicted), Measured: formatValue(m.Unit, mc.Measured),
+			Error: noValue,
+		}
+		if m.Unit != "" && m.Unit != "%" {
+			row.Label += " (" + m.Unit + ")"
+		}
+		if mc.Error != nil {
+			row.Error = fmt.Sprintf("%+.1f%%", 100**mc.Error)
+		}
+		if mc.Tolerance != nil && mc.Pass != nil {
+			row.Checked, row.Pass = true, *mc.Pass
+			row.Tolerance = fmt.Sprintf("±%s%%", formatCompact(100**mc.Tolerance))
+			row.Result = "pass"
+			if !row.Pass {
+				row.Result = "FAIL"
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}

@@ -1,0 +1,94 @@
+package analysis
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestFormatMetricValue(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    float64
+		want string
+	}{
+		{"ttft_p50", 0.0123, "12.3"},     // seconds → ms
+		{"e2e_p99", 12.3456, "12,345.6"}, // thousands grouped
+		{"kv_usage_peak", 0.4567, "45.7%"},
+		{"running_peak", 12, "12.0"},
+		{"throughput_requests", 3.456, "3.46"},
+		{"ttfa_mean", 0, "0"},
+		{"not_a_metric", 0.5, "0.500"},
+	} {
+		if got := FormatMetricValue(c.name, c.v); got != c.want {
+			t.Errorf("FormatMetricValue(%q, %v) = %q, want %q", c.name, c.v, got, c.want)
+		}
+	}
+}
+
+// comparisonFixture is a prediction with one failing metric (TTFT p99),
+// no answers on either side (TTFA zero and unchecked) and a measured
+// value of 0 (preemptions: no error).
+func comparisonFixture() Comparison {
+	var p, m Summary
+	p.Throughput.RequestsPerS, m.Throughput.RequestsPerS = 2, 2.02
+	p.LatencyS.TTFT = Stat{Mean: 0.1, P50: 0.08, P90: 0.2, P99: 0.3}
+	m.LatencyS.TTFT = Stat{Mean: 0.12, P50: 0.09, P90: 0.22, P99: 1.2}
+	p.LatencyS.TPOT = Stat{Mean: 0.02, P50: 0.02, P90: 0.025, P99: 0.03}
+	m.LatencyS.TPOT = Stat{Mean: 0.021, P50: 0.02, P90: 0.026, P99: 0.031}
+	p.KVUsage, m.KVUsage = KVUsage{Mean: 0.4, Peak: 0.9}, KVUsage{Mean: 0.42, Peak: 0.88}
+	p.Preemptions = 3
+	tol := map[string]float64{"throughput_requests": 0.05, "ttft_p99": 0.5, "tpot_mean": 0.1, "kv_usage_peak": 0.15, "ttfa_p50": 0.15}
+	return Compare(&p, &m, tol)
+}
+
+func TestComparisonRowsMatchTable(t *testing.T) {
+	c := comparisonFixture()
+	rows := ComparisonRows(&c)
+	var table bytes.Buffer
+	if err := WriteComparison(&table, &c); err != nil {
+		t.Fatal(err)
+	}
+	// The table's data lines: boxed cells, after the header.
+	var dataLines []string
+	for _, l := range strings.Split(table.String(), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "│") && !strings.HasPrefix(l, "│ metric ") {
+			dataLines = append(dataLines, l)
+		}
+	}
+	if len(rows) != len(dataLines) {
+		t.Fatalf("%d rows, the table has %d:\n%s", len(rows), len(dataLines), table.String())
+	}
+	for i, r := range rows {
+		for _, cell := range []string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Result} {
+			if !strings.Contains(dataLines[i], cell) {
+				t.Errorf("row %s: cell %q not in the table's line %q", r.Name, cell, dataLines[i])
+			}
+		}
+	}
+
+	byName := map[string]ComparisonRow{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	if r := byName["ttft_p99"]; !r.Checked || r.Pass || r.Result != "FAIL" || r.Label != "TTFT p99 (ms)" || r.Predicted != "300.0" || r.Measured != "1,200.0" || r.Error != "-75.0%" || r.Tolerance != "±50.0%" {
+		t.Errorf("ttft_p99 row = %+v", r)
+	}
+	if r := byName["tpot_mean"]; !r.Checked || !r.Pass || r.Result != "pass" {
+		t.Errorf("tpot_mean row = %+v", r)
+	}
+	if r := byName["ttft_mean"]; r.Checked || r.Result != "" || r.Tolerance != "" {
+		t.Errorf("unchecked ttft_mean row = %+v", r)
+	}
+	if r := byName["preemptions"]; r.Error != "-" {
+		t.Errorf("preemptions measured 0: error %q, want -", r.Error)
+	}
+	if _, ok := byName["ttfa_mean"]; ok {
+		t.Error("ttfa_mean zero on both sides and unchecked, but listed")
+	}
+	// Checked metrics are listed even when zero on both sides: a check ran.
+	if _, ok := byName["ttfa_p50"]; !ok {
+		t.Error("checked ttfa_p50 left out")
+	}
+}
