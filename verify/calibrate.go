@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -41,10 +42,13 @@ type HeldOut struct {
 	Run string `json:"run"`
 	// Split is true when the held-out set is half a run's requests (one run
 	// given): the odd ones, predicted by a fit of the even ones.
-	Split    bool `json:"split,omitempty"`
-	Requests int  `json:"requests"`
-	Before   MAPE `json:"before"`
-	After    MAPE `json:"after"`
+	Split bool `json:"split,omitempty"`
+	// Skipped says why the run could not be held out (the others alone
+	// were too few to fit).
+	Skipped  string `json:"skipped,omitempty"`
+	Requests int    `json:"requests"`
+	Before   MAPE   `json:"before"`
+	After    MAPE   `json:"after"`
 }
 
 // MAPE is the mean absolute percentage error of per-request latencies, as
@@ -55,12 +59,25 @@ type MAPE struct {
 	E2E  float64 `json:"e2e"`
 }
 
-// Calibration limits: iterations of replay-and-fit, and the parameter
-// change (relative) that counts as converged.
+// Calibration limits: iterations of the fit, the parameter change
+// (relative) that counts as converged, and the fewest decode spans a fit
+// takes.
 const (
 	maxIterations = 12
 	converged     = 1e-3
+	minSpans      = 20
 )
+
+// errTooFew is a fit without enough data.
+var errTooFew = errors.New("calibrate: too few requests to fit")
+
+func runNames(runs []*Run, use []int) string {
+	names := make([]string, len(use))
+	for k, i := range use {
+		names[k] = runs[i].Dir
+	}
+	return strings.Join(names, ", ")
+}
 
 // Calibrate fits the coefficients named in fit (DefaultFit when empty) to
 // the runs, each set up as cfgs[i] for runs[i] (by Configure). The data are
@@ -113,6 +130,10 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, erro
 			}
 		}
 		part, err := fitRuns(cfgs, runs, others, free, nil)
+		if errors.Is(err, errTooFew) {
+			c.HeldOut = append(c.HeldOut, HeldOut{Run: runs[j].Dir, Skipped: err.Error()})
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -133,8 +154,8 @@ func evenRequests(i int) bool { return i%2 == 0 }
 func oddRequests(i int) bool  { return i%2 == 1 }
 
 // fitRuns fits the free coefficients to the chosen runs' measured
-// requests (those pick keeps): their decode spans and, for requests
-// scheduled on arrival, their TTFT, with a constant per run for the time
+// requests (those pick keeps) that no preemption touched: their decode
+// spans and, for requests scheduled on arrival, their TTFT, with a constant per run for the time
 // TTFT has outside the engine (HTTP, tokenisation, the network). The
 // batches come from the measured timings (reconstruction), so what depends
 // on the coefficients is only which side of each step's roofline maximum
@@ -165,7 +186,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		}
 		recs[i] = rec
 		for j, q := range rec.reqs {
-			if measured[j] < 0 || pick != nil && !pick(measured[j]) {
+			if measured[j] < 0 || pick != nil && !pick(measured[j]) || rec.preempted(q.arrive, q.end) {
 				continue
 			}
 			if q.outputs >= 2 && q.end > q.first {
@@ -209,6 +230,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		share := make([]float64, K)
 		total := 0.0
 		c.Requests = 0
+		ttftRows := make([]int, len(use))
 		for _, t := range targets {
 			g := make([]float64, K)
 			kind := 0
@@ -230,11 +252,12 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 			}
 			if t.ttft {
 				row[K+t.u] = w
+				ttftRows[t.u]++
 			}
 			rows, rhs = append(rows, row), append(rhs, t.y*w)
 		}
-		if len(rows) == 0 {
-			return nil, errors.New("calibrate: no measured request has a decode span or a TTFT to fit")
+		if c.Requests < minSpans {
+			return nil, fmt.Errorf("%w: %d decode spans untouched by preemption in %s, want %d or more", errTooFew, c.Requests, runNames(runs, use), minSpans)
 		}
 		// A coefficient whose terms are under 0.5% of the engine time the
 		// runs saw cannot be fitted from them: keep it.
@@ -246,8 +269,8 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 				c.Kept[co.name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
 			}
 		}
-		for range use {
-			fitFree = append(fitFree, true)
+		for u := range use {
+			fitFree = append(fitFree, ttftRows[u] > 0) // no TTFT row, no overhead to fit
 		}
 		x, err := analysis.LeastSquaresBounded(rows, rhs, append(append([]float64(nil), p...), overhead...), lower, fitFree)
 		if err != nil {

@@ -50,13 +50,24 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	fmt.Fprintf(w, "\nheld out (%s): mean absolute percentage error, before → after\n", how)
 	h := table(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
 	pct := func(before, after float64) string { return fmt.Sprintf("%.1f%% → %.1f%%", 100*before, 100*after) }
+	var skipped []HeldOut
 	for _, r := range c.HeldOut {
+		if r.Skipped != "" {
+			skipped = append(skipped, r)
+			continue
+		}
 		row := []string{filepath.Base(r.Run), strconv.Itoa(r.Requests), pct(r.Before.TTFT, r.After.TTFT), pct(r.Before.TPOT, r.After.TPOT), pct(r.Before.E2E, r.After.E2E)}
 		if err := h.Append(row); err != nil {
 			return err
 		}
 	}
-	return h.Render()
+	if err := h.Render(); err != nil {
+		return err
+	}
+	for _, r := range skipped {
+		fmt.Fprintf(w, "%s not held out: %s\n", filepath.Base(r.Run), r.Skipped)
+	}
+	return nil
 }
 
 // table is a table whose first labels columns are left-aligned text and

@@ -60,16 +60,11 @@ func Requests(r *Run) (reqs []workload.Request, idx []int) {
 // Predict replays the run through the simulator configured as cfg (see
 // Configure) and summarises both sides.
 func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
-	return predict(cfg, r, sim.Options{})
-}
-
-func predict(cfg sim.Config, r *Run, opt sim.Options) (*Prediction, error) {
 	reqs, idx := Requests(r)
 	if interval := scrapeInterval(r.Timeline); interval > 0 {
 		cfg.TimelineIntervalS = interval
 	}
-	opt.Timeline = true
-	rep, err := sim.Run(cfg, reqs, opt)
+	rep, err := sim.Run(cfg, reqs, sim.Options{Timeline: true})
 	if err != nil {
 		return nil, err
 	}

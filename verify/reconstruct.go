@@ -199,6 +199,20 @@ func (r *reconstruction) ttftSpan(i int, g *stepGradient, out []float64) bool {
 	return true
 }
 
+// preempted reports whether the scraped preemption counter rose in any
+// interval between samples that overlaps [from, to] (false without a
+// timeline): a preempted request pauses and recomputes, which its timings
+// do not show.
+func (r *reconstruction) preempted(from, to float64) bool {
+	for k := 1; k < len(r.timeline); k++ {
+		a, b := r.timeline[k-1], r.timeline[k]
+		if b.Preemptions > a.Preemptions && b.TimeS >= from && a.TimeS <= to {
+			return true
+		}
+	}
+	return false
+}
+
 // queued reports whether the scraped timeline shows requests waiting at
 // any sample in [from, to] (false without a timeline).
 func (r *reconstruction) queued(from, to float64) bool {
