@@ -23,10 +23,9 @@ type Calibration struct {
 	// at Before because the runs cannot tell them apart (why, per name).
 	Fitted []string          `json:"fitted"`
 	Kept   map[string]string `json:"kept,omitempty"`
-	// APIOverheadS is, per run, the time TTFT has beyond the engine's steps
-	// (HTTP, tokenisation, the network), in server time: fitted beside the
-	// coefficients so that it does not bias them, and not part of the step
-	// model.
+	// APIOverheadS is, per run, the median time TTFT had beyond the engine's
+	// steps (HTTP, tokenisation, the network), in server time, over the
+	// requests scheduled on arrival: what the step model cannot have.
 	APIOverheadS map[string]float64 `json:"api_overhead_s"`
 	Iterations   int                `json:"iterations"`
 	// Requests is how many measured decode spans the fit used.
@@ -84,10 +83,12 @@ func runNames(runs []*Run, use []int) string {
 // the measured requests' decode spans, first token to last: a sum of the
 // engine steps the request decoded in, each a roofline whose terms are
 // linear in the parameters (see coefficient), over batches rebuilt from
-// every request's measured timings (see reconstruction). The fit is least
-// squares on relative errors. TTFT is not fitted: it adds queueing and the
-// API server's own time, which the step model does not have; it is in the
-// held-out error, measured with full replays.
+// every request's measured timings (see reconstruction); the prefill chunks
+// that shared those steps carry the compute terms. The fit is least squares
+// on relative errors. TTFT is not fitted: it adds the API server's own time
+// (HTTP, tokenisation, which grows with the prompt), which the step model
+// does not have and which would pass for slow prefill; its median is
+// reported, and TTFT is in the held-out error, measured with full replays.
 func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, error) {
 	if len(runs) == 0 || len(cfgs) != len(runs) {
 		return nil, errors.New("calibrate: need one configuration per run")
@@ -153,33 +154,31 @@ type requestFilter func(i int) bool
 func evenRequests(i int) bool { return i%2 == 0 }
 func oddRequests(i int) bool  { return i%2 == 1 }
 
-// fitRuns fits the free coefficients to the chosen runs' measured
-// requests (those pick keeps) that no preemption touched: their decode
-// spans and, for requests scheduled on arrival, their TTFT, with a constant per run for the time
-// TTFT has outside the engine (HTTP, tokenisation, the network). The
-// batches come from the measured timings (reconstruction), so what depends
-// on the coefficients is only which side of each step's roofline maximum
-// binds: the fit is repeated with the new coefficients until that settles.
+// fitRuns fits the free coefficients to the decode spans of the chosen
+// runs' measured requests (those pick keeps) that no preemption touched.
+// The batches come from the measured timings (reconstruction); what
+// depends on the coefficients is which side of each step's roofline
+// maximum binds and the step clock, so the fit is repeated with the new
+// coefficients until they settle. Then it measures, per run, the time TTFT
+// has beyond the engine's steps.
 func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick requestFilter) (*Calibration, error) {
 	before := cfgs[use[0]].Step
 	p := params(before)
 	c := &Calibration{Before: before}
 	K := len(coefficients)
-	overhead := make([]float64, len(use)) // per run: the columns after the coefficients
-	lower := make([]float64, K+len(use))
+	lower := make([]float64, K)
 	for k, co := range coefficients {
 		if co.inverse {
 			lower[k] = 1 // an efficiency is at most 1
 		}
 	}
-	type target struct {
-		run, u, req int
-		ttft        bool
-		y           float64
+	type span struct {
+		run, req int
+		y        float64
 	}
-	var targets []target
+	var spans []span
 	recs := map[int]*reconstruction{}
-	for u, i := range use {
+	for _, i := range use {
 		rec, measured, err := newReconstruction(cfgs[i], runs[i])
 		if err != nil {
 			return nil, err
@@ -190,74 +189,48 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 				continue
 			}
 			if q.outputs >= 2 && q.end > q.first {
-				targets = append(targets, target{i, u, j, false, q.end - q.first})
+				spans = append(spans, span{i, j, q.end - q.first})
 			}
-			targets = append(targets, target{i, u, j, true, q.first - q.arrive})
 		}
 	}
-	// Rows are scaled by 1/max(measured, the median of their kind): the fit
-	// minimises relative errors, so a 2 s decode counts as much as a 60 s
-	// one, without letting a 5 ms TTFT and its milliseconds of jitter
-	// outweigh the rest.
-	var ys [2][]float64
-	for _, t := range targets {
-		kind := 0
-		if t.ttft {
-			kind = 1
-		}
-		ys[kind] = append(ys[kind], t.y)
+	c.Requests = len(spans)
+	if c.Requests < minSpans {
+		return nil, fmt.Errorf("%w: %d decode spans untouched by preemption in %s, want %d or more", errTooFew, c.Requests, runNames(runs, use), minSpans)
 	}
-	var floor [2]float64
-	for kind := range ys {
-		if len(ys[kind]) > 0 {
-			sort.Float64s(ys[kind])
-			floor[kind] = analysis.Quantile(ys[kind], 0.5)
-		}
-	}
-	for c.Iterations = 1; c.Iterations <= maxIterations; c.Iterations++ {
-		grads := map[int]*stepGradient{}
+	grads := map[int]*stepGradient{}
+	setModels := func() error {
 		for _, i := range use {
 			cfg := cfgs[i]
 			cfg.Step = withParams(cfg.Step, p)
 			g, err := newStepGradient(cfg)
 			if err != nil {
-				return nil, fmt.Errorf("calibrate: %w", err)
+				return fmt.Errorf("calibrate: %w", err)
 			}
 			grads[i] = g
+			recs[i].buildClocks(g.base)
 		}
-		var rows [][]float64
-		var rhs []float64
+		return nil
+	}
+	for c.Iterations = 1; c.Iterations <= maxIterations; c.Iterations++ {
+		if err := setModels(); err != nil {
+			return nil, err
+		}
+		rows := make([][]float64, 0, len(spans))
+		rhs := make([]float64, 0, len(spans))
 		share := make([]float64, K)
 		total := 0.0
-		c.Requests = 0
-		ttftRows := make([]int, len(use))
-		for _, t := range targets {
+		for _, sp := range spans {
 			g := make([]float64, K)
-			kind := 0
-			if t.ttft {
-				kind = 1
-				if !recs[t.run].ttftSpan(t.req, grads[t.run], g) {
-					continue
-				}
-			} else {
-				recs[t.run].decodeSpan(t.req, grads[t.run], g)
-				c.Requests++
-			}
-			w := 1 / max(t.y, floor[kind])
-			row := make([]float64, K+len(use))
+			recs[sp.run].decodeSpan(sp.req, grads[sp.run], g)
+			// Scaled by 1/measured: the fit minimises relative errors, so a
+			// 2 s decode counts as much as a 60 s one.
+			row := make([]float64, K)
 			for k := range K {
-				row[k] = g[k] * w
+				row[k] = g[k] / sp.y
 				share[k] += math.Abs(g[k] * p[k])
 				total += math.Abs(g[k] * p[k])
 			}
-			if t.ttft {
-				row[K+t.u] = w
-				ttftRows[t.u]++
-			}
-			rows, rhs = append(rows, row), append(rhs, t.y*w)
-		}
-		if c.Requests < minSpans {
-			return nil, fmt.Errorf("%w: %d decode spans untouched by preemption in %s, want %d or more", errTooFew, c.Requests, runNames(runs, use), minSpans)
+			rows, rhs = append(rows, row), append(rhs, 1)
 		}
 		// A coefficient whose terms are under 0.5% of the engine time the
 		// runs saw cannot be fitted from them: keep it.
@@ -269,10 +242,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 				c.Kept[co.name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
 			}
 		}
-		for u := range use {
-			fitFree = append(fitFree, ttftRows[u] > 0) // no TTFT row, no overhead to fit
-		}
-		x, err := analysis.LeastSquaresBounded(rows, rhs, append(append([]float64(nil), p...), overhead...), lower, fitFree)
+		x, err := analysis.LeastSquaresBounded(rows, rhs, p, lower, fitFree)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
@@ -284,24 +254,43 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 				moved = max(moved, math.Abs(x[k]))
 			}
 		}
-		copy(p, x[:K])
-		copy(overhead, x[K:])
+		copy(p, x)
 		if moved < converged {
 			break
 		}
 	}
 	c.Iterations = min(c.Iterations, maxIterations)
 	c.After = withParams(before, p)
-	c.APIOverheadS = map[string]float64{}
-	for u, i := range use {
-		c.APIOverheadS[runs[i].Dir] = overhead[u]
-	}
 	c.Fitted = nil
 	for k, co := range coefficients {
 		if free[k] {
 			if _, kept := c.Kept[co.name]; !kept {
 				c.Fitted = append(c.Fitted, co.name)
 			}
+		}
+	}
+	// What TTFT has beyond the engine: the median, over requests scheduled
+	// on arrival, of measured TTFT less the rebuilt steps at the fit.
+	if err := setModels(); err != nil {
+		return nil, err
+	}
+	c.APIOverheadS = map[string]float64{}
+	for _, i := range use {
+		var excess []float64
+		for j, q := range recs[i].reqs {
+			g := make([]float64, K)
+			if recs[i].preempted(q.arrive, q.first) || !recs[i].ttftSpan(j, grads[i], g) {
+				continue
+			}
+			engine := 0.0
+			for k := range K {
+				engine += p[k] * g[k]
+			}
+			excess = append(excess, q.first-q.arrive-engine)
+		}
+		if len(excess) > 0 {
+			sort.Float64s(excess)
+			c.APIOverheadS[runs[i].Dir] = analysis.Quantile(excess, 0.5)
 		}
 	}
 	return c, nil

