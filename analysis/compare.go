@@ -18,7 +18,10 @@ type Metric struct {
 	Label string // for tables: "TTFT p99"
 	Unit  string // "ms", "%", "req/s", "tok/s", "" (a count)
 	Slack float64
-	Value func(*Summary) float64
+	// WallSlack marks a slack of wall-clock time (the API server's, the
+	// network's), which an emulator running at a time scale stretches.
+	WallSlack bool
+	Value     func(*Summary) float64
 }
 
 // Absolute slack. Request latencies measured by a client include the API
@@ -35,7 +38,7 @@ const (
 func Metrics() []Metric {
 	var ms []Metric
 	add := func(name, label, unit string, slack float64, v func(*Summary) float64) {
-		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Slack: slack, Value: v})
+		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Slack: slack, WallSlack: unit == "ms", Value: v})
 	}
 	add("throughput_requests", "requests/s", "req/s", 0, func(s *Summary) float64 { return s.Throughput.RequestsPerS })
 	add("throughput_tokens", "output tok/s", "tok/s", 0, func(s *Summary) float64 { return s.Throughput.OutputTokensPerS })
@@ -162,6 +165,13 @@ type Comparison struct {
 // Compare checks predicted against measured with the given tolerances
 // (fractions by metric name).
 func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {
+	return CompareScaled(predicted, measured, tol, 1)
+}
+
+// CompareScaled is Compare for a measurement in an emulator's server time
+// at the time scale: the latencies' wall-clock slack is stretched by it, as
+// the emulator stretches its HTTP and parsing time.
+func CompareScaled(predicted, measured *Summary, tol map[string]float64, timeScale float64) Comparison {
 	c := Comparison{Pass: true}
 	for _, m := range Metrics() {
 		p, v := m.Value(predicted), m.Value(measured)
@@ -172,7 +182,11 @@ func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {
 		}
 		if t, ok := tol[m.Name]; ok {
 			t := t
-			ok := math.Abs(p-v) <= t*math.Abs(v)+m.Slack
+			slack := m.Slack
+			if m.WallSlack && timeScale > 1 {
+				slack *= timeScale
+			}
+			ok := math.Abs(p-v) <= t*math.Abs(v)+slack
 			mc.Tolerance, mc.Pass = &t, &ok
 			if !ok {
 				c.Pass = false

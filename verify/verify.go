@@ -32,7 +32,7 @@ func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64) (
 	return &Outcome{
 		Run: r.Dir, TimeScale: r.TimeScale, Setup: setup, LeftOut: p.LeftOut,
 		Predicted: p.Predicted, Measured: p.Measured,
-		Comparison: analysis.Compare(&p.Predicted, &p.Measured, tol),
+		Comparison: analysis.CompareScaled(&p.Predicted, &p.Measured, tol, r.TimeScale),
 		Prediction: p,
 	}, nil
 }
