@@ -40,6 +40,7 @@ type loadtestOptions struct {
 	forceLength    string
 	noParser       bool
 	output         string
+	predict        predictFlags
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -84,6 +85,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
 	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	o.predict.register(fs)
 	return cmd
 }
 
@@ -133,6 +135,16 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		meta.Models, meta.MaxModelLen = models.Models, models.MaxModelLen(o.model)
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: warning: /v1/models: %v\n", err)
+	}
+
+	if o.predict.enabled {
+		cfg, server, err := o.predict.config(ctx, o, &meta, apiKey)
+		if err != nil {
+			return err
+		}
+		if err := o.predict.printPrediction(cmd.OutOrStdout(), cfg, server, reqs, o.traffic.concurrency); err != nil {
+			return err
+		}
 	}
 
 	scraper := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, Interval: o.scrapeInterval, APIKey: apiKey})
@@ -237,6 +249,9 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	}
 	fmt.Fprintf(out, "\nschedule lag p50 %.2f ms, p99 %.2f ms, %d requests later than %v\n",
 		1e3*s.ScheduleLagS.P50, 1e3*s.ScheduleLagS.P99, s.ScheduleLagS.Late, loadgen.LateThreshold)
+	if o.predict.enabled {
+		return o.predict.verifyRun(cmd, dir)
+	}
 	return nil
 }
 
@@ -270,6 +285,8 @@ func (o *loadtestOptions) validate() error {
 		return badInput(fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint"))
 	case o.output != "table" && o.output != "json":
 		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	case o.predict.enabled && o.output == "json":
+		return badInput(fmt.Errorf("--predict prints tables; for JSON run thinkcap verify RUN_DIR -o json after the load test"))
 	}
 	return nil
 }
