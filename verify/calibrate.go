@@ -331,6 +331,7 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 		measured = append(measured, pos)
 	}
 	rec.reqs = timedRequests(results, cfg.Replicas)
+	rec.indexRequests()
 	rec.timeline = runTimeline(r.Timeline)
 	return rec, measured, nil
 }

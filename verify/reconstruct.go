@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"sort"
 
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -14,6 +15,9 @@ type timedRequest struct {
 	prompt, cached     int
 	outputs            int
 	replica            int
+	// stepsFirst and stepsEnd are the replica's step clock at first and
+	// end (buildClocks).
+	stepsFirst, stepsEnd float64
 }
 
 // timedRequests returns the replayed results that produced a first token,
@@ -55,6 +59,48 @@ type reconstruction struct {
 	// clocks count each replica's steps (buildClocks); without them tokens
 	// are taken as evenly spaced in time.
 	clocks []*stepClock
+	// byFirst lists each replica's requests by first-token time, with the
+	// times and the longest decode span, so that the requests decoding at
+	// a time are found by binary search (indexRequests).
+	byFirst [][]int
+	firsts  [][]float64
+	maxSpan []float64
+}
+
+// indexRequests builds byFirst.
+func (r *reconstruction) indexRequests() {
+	replicas := 0
+	for i := range r.reqs {
+		replicas = max(replicas, r.reqs[i].replica+1)
+	}
+	r.byFirst, r.firsts, r.maxSpan = make([][]int, replicas), make([][]float64, replicas), make([]float64, replicas)
+	for i := range r.reqs {
+		q := &r.reqs[i]
+		r.byFirst[q.replica] = append(r.byFirst[q.replica], i)
+		r.maxSpan[q.replica] = max(r.maxSpan[q.replica], q.end-q.first)
+	}
+	for rep, order := range r.byFirst {
+		sort.SliceStable(order, func(a, b int) bool { return r.reqs[order[a]].first < r.reqs[order[b]].first })
+		r.firsts[rep] = make([]float64, len(order))
+		for k, j := range order {
+			r.firsts[rep][k] = r.reqs[j].first
+		}
+	}
+}
+
+// firstIn returns the requests of a replica whose first token came in
+// (lo, hi], by first-token time.
+func (r *reconstruction) firstIn(replica int, lo, hi float64) []int {
+	if replica >= len(r.byFirst) {
+		return nil
+	}
+	f := r.firsts[replica]
+	a := sort.Search(len(f), func(k int) bool { return f[k] > lo })
+	b := sort.Search(len(f), func(k int) bool { return f[k] > hi })
+	if b <= a {
+		return nil
+	}
+	return r.byFirst[replica][a:b]
 }
 
 // batchAt is the decode part of the batch on a replica at time t, less the
@@ -62,12 +108,28 @@ type reconstruction struct {
 // at t.
 func (r *reconstruction) batchAt(replica int, t, from float64) sim.Batch {
 	var b sim.Batch
-	for j := range r.reqs {
+	if replica >= len(r.maxSpan) {
+		return b
+	}
+	// A request whose first token came before t − the longest span has
+	// ended by t.
+	c := r.clock(replica)
+	steps := 0.0
+	if c != nil {
+		steps = c.at(t)
+	}
+	for _, j := range r.firstIn(replica, t-r.maxSpan[replica]-1e-9, min(t, from)) {
 		q := &r.reqs[j]
-		if q.replica != replica || t < q.first || t >= q.end || q.first > from {
+		if t >= q.end {
 			continue
 		}
-		gen := 1 + r.progress(q, t)*float64(q.outputs-1)
+		var u float64
+		if c != nil && q.stepsEnd > q.stepsFirst {
+			u = (steps - q.stepsFirst) / (q.stepsEnd - q.stepsFirst)
+		} else {
+			u = (t - q.first) / (q.end - q.first)
+		}
+		gen := 1 + min(max(u, 0), 1)*float64(q.outputs-1)
 		b.Add(q.prompt+int(gen)-1, 1+r.k, r.k, true)
 	}
 	return b
@@ -76,7 +138,7 @@ func (r *reconstruction) batchAt(replica int, t, from float64) sim.Batch {
 // timeAt is when q had done the share u of its decode steps.
 func (r *reconstruction) timeAt(q *timedRequest, u float64) float64 {
 	if c := r.clock(q.replica); c != nil {
-		a, b := c.at(q.first), c.at(q.end)
+		a, b := q.stepsFirst, q.stepsEnd
 		if b > a {
 			return min(max(c.timeOf(a+u*(b-a)), q.first), q.end)
 		}
@@ -110,9 +172,9 @@ func (r *reconstruction) decodeSpan(i int, g *stepGradient, out []float64) bool 
 	// Steps that carried a prefill chunk, by index in the span: a first
 	// token at progress u of the span ends step ⌈u·steps⌉ − 1.
 	prefill := map[int][]chunk{}
-	for j := range r.reqs {
+	for _, j := range r.firstIn(q.replica, q.first, q.end) {
 		p := &r.reqs[j]
-		if j == i || p.replica != q.replica || p.first <= q.first || p.first > q.end {
+		if j == i {
 			continue
 		}
 		last := int(math.Ceil(r.progress(q, p.first)*steps)) - 1
@@ -165,9 +227,9 @@ func (r *reconstruction) ttftSpan(i int, g *stepGradient, out []float64) bool {
 	dec := r.batchAt(q.replica, q.first, q.first)
 	same := 0.2 * g.base.StepTimeNs(&dec) / 1e9
 	var shared []chunk
-	for j := range r.reqs {
+	for _, j := range r.firstIn(q.replica, q.arrive, q.first+same) {
 		p := &r.reqs[j]
-		if j == i || p.replica != q.replica || p.first <= q.arrive || p.first > q.first+same {
+		if j == i {
 			continue
 		}
 		if p.first < q.first-same {

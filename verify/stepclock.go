@@ -60,10 +60,8 @@ func (r *reconstruction) progress(q *timedRequest, t float64) float64 {
 	if t >= q.end {
 		return 1
 	}
-	if c := r.clock(q.replica); c != nil {
-		if d := c.at(q.end) - c.at(q.first); d > 0 {
-			return (c.at(t) - c.at(q.first)) / d
-		}
+	if c := r.clock(q.replica); c != nil && q.stepsEnd > q.stepsFirst {
+		return (c.at(t) - q.stepsFirst) / (q.stepsEnd - q.stepsFirst)
 	}
 	return (t - q.first) / (q.end - q.first)
 }
@@ -89,6 +87,12 @@ func (r *reconstruction) buildClocks(model *sim.StepModel) {
 			clocks[rep] = r.buildClock(rep, model)
 		}
 		r.clocks = clocks
+		for i := range r.reqs {
+			q := &r.reqs[i]
+			if c := r.clocks[q.replica]; c != nil {
+				q.stepsFirst, q.stepsEnd = c.at(q.first), c.at(q.end)
+			}
+		}
 	}
 }
 

@@ -144,3 +144,51 @@ func mustStep(t *testing.T, path string) profiles.StepCoefficients {
 	}
 	return s
 }
+
+// TestLoadtestPredict: --predict prints the prediction before the load and
+// the verification after it; against an emulator running the profile's own
+// step model the prediction passes.
+func TestLoadtestPredict(t *testing.T) {
+	dir := t.TempDir()
+	profileStep := filepath.Join(dir, "none.yaml")
+	if err := os.WriteFile(profileStep, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startEmulatedServer(t, profileStep, 4000, 20)
+	out, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "60", "--rate", "40",
+		"--prompt-tokens", "uniform:100..1500", "--think-tokens", "uniform:50..600", "--answer-tokens", "50",
+		"--scrape-interval", "50ms", "--out", filepath.Join(dir, "run"), "--predict")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	pred, summary, verdict := strings.Index(out, "thinkcap prediction summary"), strings.Index(out, "thinkcap loadtest summary"), strings.Index(out, "verdict: pass")
+	if pred < 0 || summary < pred || verdict < summary {
+		t.Errorf("want the prediction, then the load test, then a passing verdict; got\n%s", out)
+	}
+	if !strings.Contains(out, "4000 KV blocks") {
+		t.Errorf("the prediction did not take the server's block count:\n%s", out)
+	}
+}
+
+// TestVerifyBadInput: a missing run, bad tolerances, an unknown coefficient
+// or --predict with JSON exit 2 with the flag or file named.
+func TestVerifyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", filepath.Join(dir, "nope")}, "metadata.json"},
+		{[]string{"verify", dir, "--tolerance", "ttft_p50=lots"}, "--tolerance"},
+		{[]string{"verify", dir, "--tolerance", "latency=5%"}, "unknown metric"},
+		{[]string{"verify", dir, "-o", "yaml"}, "-o"},
+		{[]string{"calibrate", filepath.Join(dir, "nope")}, "metadata.json"},
+		{[]string{"calibrate"}, "requires at least 1 arg"},
+		{[]string{"loadtest", "--url", "http://127.0.0.1:1", "--model", "m", "--predict", "-o", "json"}, "--predict"},
+	} {
+		_, errOut, code := thinkcap(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
