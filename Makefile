@@ -41,6 +41,7 @@ fuzz:
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzSSE -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzChunk -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzParseMetrics -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./loadgen -run '^$$' -fuzz FuzzReadTimelineCSV -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
 

@@ -20,6 +20,9 @@ func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]
 	if len(lower) != n || len(free) != n {
 		return nil, errors.New("least squares: x0, lower and free differ in length")
 	}
+	if len(b) != len(a) {
+		return nil, fmt.Errorf("least squares: %d rows but %d right-hand sides (b)", len(a), len(b))
+	}
 	x := append([]float64(nil), x0...)
 	active := append([]bool(nil), free...)
 	for {

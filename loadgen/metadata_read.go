@@ -3,6 +3,7 @@ package loadgen
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,12 +23,12 @@ func ReadMetadata(path string) (Metadata, error) {
 }
 
 // EmulatorTimeScale is the time scale a `thinkcap serve` reports in its
-// /version ("thinkcap-serve ... time_scale=10"): simulated seconds per wall
+// /version ("thinkcap-emulator Qwen/Qwen3-8B time_scale=10"): simulated seconds per wall
 // second. A real vLLM server runs at 1.
 func EmulatorTimeScale(serverVersion string) float64 {
 	for _, field := range strings.Fields(serverVersion) {
 		if v, ok := strings.CutPrefix(field, "time_scale="); ok {
-			if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 && !math.IsInf(s, 1) {
 				return s
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // TimelineRow is one row of a run's timeline.csv (WriteTimelineCSV) or of
@@ -37,20 +38,24 @@ func ReadTimelineCSV(r io.Reader) ([]TimelineRow, error) {
 	}
 	col := map[string]int{}
 	for i, name := range header {
+		if i == 0 {
+			name = strings.TrimPrefix(name, "\ufeff") // a spreadsheet's byte-order mark
+		}
 		col[name] = i
 	}
 	if _, ok := col["time_s"]; !ok {
 		return nil, fmt.Errorf("line 1: timeline header %q has no time_s column", header)
 	}
 	var rows []TimelineRow
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, err // csv.ParseError names the line
 		}
+		line, _ := cr.FieldPos(0)
 		cell := func(name string) (float64, error) {
 			i, ok := col[name]
 			if !ok || i >= len(rec) || rec[i] == "" {

@@ -37,7 +37,13 @@ func configureSpec(cfg *sim.Config, r *Run, explicitAcceptance bool) (*SpecAccep
 	}
 	sc := cfg.Speculative
 	sa := &SpecAcceptance{Measured: m.AcceptanceLength}
-	if sampler, err := sim.NewAcceptanceSampler(sc.AcceptanceRates); err == nil && len(sc.AcceptanceRates) > 0 {
+	assumed := sc.AcceptanceRates
+	if len(assumed) == 0 {
+		// What cfg.Resolve will assume (the ngram config made above, or
+		// a config not yet resolved).
+		assumed = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
+	}
+	if sampler, err := sim.NewAcceptanceSampler(assumed); err == nil {
 		sa.Assumed = sampler.MeanAcceptanceLength()
 	}
 	if explicitAcceptance {
