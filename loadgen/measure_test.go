@@ -326,3 +326,22 @@ func TestStreamAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiTokenDeltasSplitByProportion: under speculative decoding a delta
+// carries the accepted tokens of a step, so usage far exceeds the deltas;
+// the split follows the deltas' proportion instead of charging every
+// extra token to the answer.
+func TestMultiTokenDeltasSplitByProportion(t *testing.T) {
+	chunks := []string{roleChunk()}
+	for range 30 {
+		chunks = append(chunks, reasoningChunk("a b c"))
+	}
+	for range 10 {
+		chunks = append(chunks, contentChunk("d e f"))
+	}
+	chunks = append(chunks, finishChunk("stop"), usageChunk(5, 120)) // three tokens a delta
+	m, _ := measureChunks(t, true, DefaultThinkStart, DefaultThinkEnd, chunks...)
+	if m.ThinkTokens != 90 || m.AnswerTokens != 30 {
+		t.Errorf("think %d answer %d, want 90 and 30 (three tokens per delta on both sides)", m.ThinkTokens, m.AnswerTokens)
+	}
+}

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"math"
 	"time"
 
 	"github.com/thinkcap/thinkcap/loadgen/vllmapi"
@@ -277,6 +278,14 @@ func (s *stream) finishInto(m *Measurement) (unclosed bool) {
 			// increments were attributed chunk by chunk. (A server that puts
 			// usage on its last content chunk only does not qualify.)
 			t = think.usage
+		case 4*total > 5*(think.chunks+answer.chunks)+16:
+			// Usage has no split and exceeds the deltas by more than a
+			// quarter and four: deltas carried several tokens (speculative decoding
+			// accepts several per step, or stream_interval > 1). Split the
+			// total in the deltas' proportion, the same tokens per delta on
+			// both sides. (A small excess is tokens the server streamed no
+			// delta for, such as the stripped </think>: counted as answer.)
+			t = int(math.Round(float64(total) * float64(think.chunks) / float64(think.chunks+answer.chunks)))
 		default:
 			// Usage has no split: with stream_interval=1 each reasoning
 			// delta is one token.
