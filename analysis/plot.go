@@ -38,7 +38,7 @@ func WriteCurvePlot(w io.Writer, r *CurveReport) error {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = percentTicks{}
 	p.X.Min = 0
-	p.X.Tick.Marker = tokenTicks{}
+	p.X.Tick.Marker = tokenTicks
 	// Room on the right for the last point's budget label.
 	p.X.Max = 1.08 * maxMeanTokens(r)
 	// Curves rise to the top left; the bottom right is usually free.
@@ -120,14 +120,21 @@ func maxMeanTokens(r *CurveReport) float64 {
 
 // tokenTicks are gonum's default ticks labelled as token counts: 2,500
 // rather than 2500.00.
-type tokenTicks struct{}
+var tokenTicks = relabelled{plot.DefaultTicks{}, formatTokens}
+
+// relabelled are another ticker's ticks with their labels (the labelled
+// ones) written by format.
+type relabelled struct {
+	ticker plot.Ticker
+	format func(float64) string
+}
 
 // Ticks implements plot.Ticker.
-func (tokenTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+func (r relabelled) Ticks(lo, hi float64) []plot.Tick {
+	ticks := r.ticker.Ticks(lo, hi)
 	for i := range ticks {
 		if ticks[i].Label != "" {
-			ticks[i].Label = formatTokens(ticks[i].Value)
+			ticks[i].Label = r.format(ticks[i].Value)
 		}
 	}
 	return ticks

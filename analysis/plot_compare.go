@@ -58,7 +58,7 @@ func WriteCDFPlot(w io.Writer, title, unit string, predicted, measured []float64
 
 	p := newComparePlot(title)
 	p.X.Label.Text = unit
-	p.X.Tick.Marker = plainTicks{}
+	p.X.Tick.Marker = plainTicks
 	if unit == "ms" {
 		p.X.Label.Text = "milliseconds"
 	}
@@ -103,7 +103,7 @@ func WriteCDFPlot(w io.Writer, title, unit string, predicted, measured []float64
 	}
 	if lo > 0 && math.Log10(hi/lo) > log10Span {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = decadeTicks{}
+		p.X.Tick.Marker = decadeTicks
 	}
 	return writePNG(w, p, "plot "+title)
 }
@@ -148,7 +148,7 @@ type Series struct {
 func WriteSeriesPlot(w io.Writer, title, yLabel string, series []Series) error {
 	p := newComparePlot(title)
 	p.X.Label.Text = "time (s)"
-	p.X.Tick.Marker = plainTicks{}
+	p.X.Tick.Marker = plainTicks
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), -vg.Points(4)
@@ -194,7 +194,7 @@ func WriteSeriesPlot(w io.Writer, title, yLabel string, series []Series) error {
 	// height per entry, so that it does not cover the peaks.
 	p.Y.Min = 0
 	p.Y.Max = max(yMax, 1) * (1 + 0.12*float64(drawn))
-	p.Y.Tick.Marker = plainTicks{}
+	p.Y.Tick.Marker = plainTicks
 	return writePNG(w, p, "plot "+title)
 }
 
@@ -241,34 +241,12 @@ func darken(c color.RGBA, fraction float64) color.RGBA {
 
 // decadeTicks are gonum's log ticks labelled without exponents and with
 // thousands separators: 10,000 rather than 1e+04.
-type decadeTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = plainNumber(ticks[i].Value)
-		}
-	}
-	return ticks
-}
+var decadeTicks = relabelled{plot.LogTicks{Prec: -1}, plainNumber}
 
 // plainTicks are gonum's default ticks labelled as short as the value
 // allows, with thousands separators: 5 and 2.5 rather than 5.00 and 2.50
 // (counts), 1,000 rather than 1000.
-type plainTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = plainNumber(ticks[i].Value)
-		}
-	}
-	return ticks
-}
+var plainTicks = relabelled{plot.DefaultTicks{}, plainNumber}
 
 // plainNumber prints a tick value in the fewest digits that round-trip,
 // grouped by thousands; rounding to 1e-9 first hides the float error of

@@ -111,6 +111,13 @@ func optionalPercent(f *float64) string {
 	return formatPercent(*f)
 }
 
+// NewLabeledTable is a table in the report's style with the first labels
+// columns left-aligned text and the others right-aligned numbers, for
+// packages that print tables of their own.
+func NewLabeledTable(w io.Writer, labels int, header ...string) *tablewriter.Table {
+	return newLabeledTable(w, labels, header...)
+}
+
 // newLabeledTable is newTable with the first labels columns left-aligned
 // (names) and the others right-aligned (numbers).
 func newLabeledTable(w io.Writer, labels int, header ...string) *tablewriter.Table {

@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/thinkcap/thinkcap/analysis"
 )
 
 // WriteCalibrationTable prints the coefficients before and after, the API
@@ -19,7 +18,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	for _, n := range c.Fitted {
 		fitted[n] = true
 	}
-	t := table(w, 1, "coefficient", "before", "after", "change", "")
+	t := analysis.NewLabeledTable(w, 2, "coefficient", "", "before", "after", "change")
 	b, a := params(c.Before), params(c.After)
 	for k, co := range coefficients {
 		before, after := *co.field(&c.Before), *co.field(&c.After)
@@ -34,7 +33,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		if b[k] != 0 && a[k] != b[k] {
 			change = fmt.Sprintf("%+.1f%%", 100*(after-before)/before)
 		}
-		if err := t.Append([]string{co.name, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change, status}); err != nil {
+		if err := t.Append([]string{co.name, status, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change}); err != nil {
 			return err
 		}
 	}
@@ -61,7 +60,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		how = "odd requests predicted by a fit of the even ones"
 	}
 	fmt.Fprintf(w, "\nheld out (%s): mean absolute percentage error, before → after\n", how)
-	h := table(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
+	h := analysis.NewLabeledTable(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
 	pct := func(before, after float64) string { return fmt.Sprintf("%.1f%% → %.1f%%", 100*before, 100*after) }
 	var skipped []HeldOut
 	for _, r := range c.HeldOut {
@@ -81,23 +80,4 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		fmt.Fprintf(w, "%s not held out: %s\n", filepath.Base(r.Run), r.Skipped)
 	}
 	return nil
-}
-
-// table is a table whose first labels columns are left-aligned text and
-// the others right-aligned numbers.
-func table(w io.Writer, labels int, header ...string) *tablewriter.Table {
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-		if i < labels || i == len(header)-1 && header[i] == "" {
-			align[i] = tw.AlignLeft
-		}
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header)
-	return t
 }

@@ -60,7 +60,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	var cfgs []sim.Config
 	var runs []*verify.Run
 	for _, dir := range dirs {
-		cfg, run, err := runConfig(cmd, o.dep, dir)
+		cfg, run, err := runConfig(o.dep, cmd.Flags().Changed("model"), dir)
 		if err != nil {
 			return err
 		}

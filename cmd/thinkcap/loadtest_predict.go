@@ -55,8 +55,8 @@ func (p *predictFlags) explicit(name string) bool {
 // config and context length (a scrape before the load), as verify sets it
 // up.
 func (p *predictFlags) config(ctx context.Context, o *loadtestOptions, meta *loadgen.Metadata, apiKey string) (sim.Config, *verify.Run, error) {
+	p.dep.profilesPath = o.profilesPath // loadtest's --profiles, for verifyRun too
 	dep := p.dep
-	dep.profilesPath = o.profilesPath
 	if dep.model == "" {
 		dep.model = o.model
 	}
@@ -117,19 +117,7 @@ func (p *predictFlags) verifyRun(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--tolerance: %w", err))
 	}
-	run, err := verify.LoadRun(dir)
-	if err != nil {
-		return err
-	}
-	dep := p.dep
-	if dep.model == "" {
-		dep.model = run.Meta.Model
-	}
-	cat, err := dep.catalog()
-	if err != nil {
-		return err
-	}
-	cfg, err := dep.config(cat)
+	cfg, run, err := runConfig(p.dep, p.dep.model != "", dir)
 	if err != nil {
 		return err
 	}

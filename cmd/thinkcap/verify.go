@@ -100,7 +100,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 // verifyRun loads the run and verifies the deployment flags' prediction of
 // it.
 func verifyRun(cmd *cobra.Command, dep *deploymentFlags, dir string, tol map[string]float64) (*verify.Outcome, error) {
-	cfg, run, err := runConfig(cmd, *dep, dir)
+	cfg, run, err := runConfig(*dep, cmd.Flags().Changed("model"), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +112,8 @@ func verifyRun(cmd *cobra.Command, dep *deploymentFlags, dir string, tol map[str
 }
 
 // runConfig loads a run directory and the deployment the flags describe
-// for it; the model defaults to the run's served model.
-func runConfig(cmd *cobra.Command, dep deploymentFlags, dir string) (sim.Config, *verify.Run, error) {
+// for it; unless modelSet, the model is the run's served model.
+func runConfig(dep deploymentFlags, modelSet bool, dir string) (sim.Config, *verify.Run, error) {
 	run, err := verify.LoadRun(dir)
 	if err != nil {
 		return sim.Config{}, nil, badInput(err)
@@ -122,7 +122,7 @@ func runConfig(cmd *cobra.Command, dep deploymentFlags, dir string) (sim.Config,
 	if err != nil {
 		return sim.Config{}, nil, err
 	}
-	if !cmd.Flags().Changed("model") {
+	if !modelSet {
 		if _, err := cat.Model(run.Meta.Model); err != nil {
 			return sim.Config{}, nil, badInput(fmt.Errorf("%s: the run's model %q has no profile: pass --model (see thinkcap profiles)", dir, run.Meta.Model))
 		}
