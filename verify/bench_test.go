@@ -34,7 +34,7 @@ func BenchmarkCalibrate2x1k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil); err != nil {
+		if _, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

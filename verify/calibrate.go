@@ -89,9 +89,18 @@ func runNames(runs []*Run, use []int) string {
 // (HTTP, tokenisation, which grows with the prompt), which the step model
 // does not have and which would pass for slow prefill; its median is
 // reported, and TTFT is in the held-out error, measured with full replays.
-func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, error) {
+//
+// progress, if set, is told of the fits done (the fit on every run, then
+// one per held-out fold).
+func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done, total int)) (*Calibration, error) {
 	if len(runs) == 0 || len(cfgs) != len(runs) {
 		return nil, errors.New("calibrate: need one configuration per run")
+	}
+	folds := len(runs) // one held-out fold per run (one run: its odd half)
+	report := func(done int) {
+		if progress != nil {
+			progress(done, 1+folds)
+		}
 	}
 	if len(fit) == 0 {
 		fit = DefaultFit
@@ -108,6 +117,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, erro
 	if err != nil {
 		return nil, err
 	}
+	report(1)
 	// Held out: each run against a fit of the others; one run: its odd
 	// requests against a fit of its even ones.
 	if len(runs) == 1 {
@@ -121,6 +131,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, erro
 		}
 		h.Split = true
 		c.HeldOut = append(c.HeldOut, h)
+		report(2)
 		return c, nil
 	}
 	for j := range runs {
@@ -131,6 +142,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string) (*Calibration, erro
 			}
 		}
 		part, err := fitRuns(cfgs, runs, others, free, nil)
+		report(2 + j)
 		if errors.Is(err, errTooFew) {
 			c.HeldOut = append(c.HeldOut, HeldOut{Run: runs[j].Dir, Skipped: err.Error()})
 			continue

@@ -68,7 +68,7 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 		simulatedRun(t, server, testTraffic(t, 300, 2, 1), "a"),
 		simulatedRun(t, server, testTraffic(t, 300, 12, 2), "b"),
 	}
-	c, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil)
+	c, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

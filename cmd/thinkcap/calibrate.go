@@ -69,7 +69,12 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 		}
 		cfgs, runs = append(cfgs, cfg), append(runs, run)
 	}
-	c, err := verify.Calibrate(cfgs, runs, o.fit)
+	bar := newProgress(cmd.ErrOrStderr(), "calibrate")
+	if bar != nil {
+		bar.unit = "fits"
+	}
+	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.update)
+	bar.done()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "--fit") {
 			return badInput(err)
