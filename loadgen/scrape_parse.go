@@ -204,23 +204,27 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 	slices.Sort(s.Families)
 
 	engines := make(map[string]bool)
-	sumGauge := func(f Field, names ...string) float64 {
-		fam := firstFamily(fams, names...)
+	// sum adds a family's samples over the data-parallel engines; a gauge's
+	// engine labels also count the engines.
+	sum := func(f Field, metric string, gauge bool) float64 {
+		fam := firstFamily(fams, scrapeNames(metric)...)
 		if fam == nil {
 			return 0
 		}
-		var sum float64
+		var total float64
 		for _, m := range fam.Metric {
 			if v, ok := metricValue(m); ok {
-				sum += v
+				total += v
 				s.Present |= f
-				engines[labelValue(m, vllmapi.LabelEngine)] = true
+				if gauge {
+					engines[labelValue(m, vllmapi.LabelEngine)] = true
+				}
 			}
 		}
-		return sum
+		return total
 	}
-	s.Running = sumGauge(FieldRunning, scrapeNames(metricRunning)...)
-	s.Waiting = sumGauge(FieldWaiting, scrapeNames(metricWaiting)...)
+	s.Running = sum(FieldRunning, metricRunning, true)
+	s.Waiting = sum(FieldWaiting, metricWaiting, true)
 
 	if fam := firstFamily(fams, scrapeNames(metricKVUsage)...); fam != nil {
 		var sum, peak float64
@@ -240,28 +244,14 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 	}
 	s.Engines = len(engines)
 
-	sumCounter := func(f Field, names ...string) float64 {
-		fam := firstFamily(fams, names...)
-		if fam == nil {
-			return 0
-		}
-		var sum float64
-		for _, m := range fam.Metric {
-			if v, ok := metricValue(m); ok {
-				sum += v
-				s.Present |= f
-			}
-		}
-		return sum
-	}
-	s.Preemptions = sumCounter(FieldPreemptions, scrapeNames(metricPreemptions)...)
-	s.PromptTokens = sumCounter(FieldPromptTokens, scrapeNames(metricPromptTokens)...)
-	s.GenerationTokens = sumCounter(FieldGenerationTokens, scrapeNames(metricGenerationTokens)...)
-	s.PrefixQueries = sumCounter(FieldPrefixQueries, scrapeNames(metricPrefixQueries)...)
-	s.PrefixHits = sumCounter(FieldPrefixHits, scrapeNames(metricPrefixHits)...)
-	s.SpecDrafts = sumCounter(FieldSpecDrafts, scrapeNames(metricSpecDrafts)...)
-	s.SpecDraftTokens = sumCounter(FieldSpecDraftTokens, scrapeNames(metricSpecDraftTokens)...)
-	s.SpecAccepted = sumCounter(FieldSpecAccepted, scrapeNames(metricSpecAccepted)...)
+	s.Preemptions = sum(FieldPreemptions, metricPreemptions, false)
+	s.PromptTokens = sum(FieldPromptTokens, metricPromptTokens, false)
+	s.GenerationTokens = sum(FieldGenerationTokens, metricGenerationTokens, false)
+	s.PrefixQueries = sum(FieldPrefixQueries, metricPrefixQueries, false)
+	s.PrefixHits = sum(FieldPrefixHits, metricPrefixHits, false)
+	s.SpecDrafts = sum(FieldSpecDrafts, metricSpecDrafts, false)
+	s.SpecDraftTokens = sum(FieldSpecDraftTokens, metricSpecDraftTokens, false)
+	s.SpecAccepted = sum(FieldSpecAccepted, metricSpecAccepted, false)
 
 	if fam := firstFamily(fams, scrapeNames(metricSpecAcceptedByPos)...); fam != nil {
 		for _, m := range fam.Metric {
