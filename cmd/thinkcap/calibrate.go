@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,8 +53,8 @@ by a fit of its even ones.`,
 }
 
 func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error {
-	if o.output != "table" && o.output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	if err := checkOutput(o.output); err != nil {
+		return err
 	}
 	var cfgs []sim.Config
 	var runs []*verify.Run
@@ -96,9 +95,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	}
 	w := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(w, c)
 	}
 	if err := verify.WriteCalibrationTable(w, c); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -40,16 +39,14 @@ per request: X". --num-gpu-blocks-override (the number vLLM logs) always wins.`,
 			out := cmd.OutOrStdout()
 			switch output {
 			case "json":
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(verify.CapacitySummary(c))
+				return writeJSON(out, verify.CapacitySummary(c))
 			case "table", "":
 				fmt.Fprintf(out, "%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
 					cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen)
 				fmt.Fprint(out, c.StartupLog(cfg.MaxModelLen))
 				return nil
 			default:
-				return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
+				return checkOutput(output)
 			}
 		},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 
 	"github.com/spf13/cobra"
 
@@ -62,9 +61,7 @@ func runCurve(cmd *cobra.Command, path string, o *curveOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
 	return analysis.WriteCurveTable(out, &rep)
 }

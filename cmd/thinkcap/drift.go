@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -83,9 +82,7 @@ func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) err
 	out := cmd.OutOrStdout()
 	var err error
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
+		err = writeJSON(out, rep)
 	} else {
 		err = analysis.WriteDriftTable(out, &rep)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -100,9 +99,7 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 
 func writeFitReport(w io.Writer, rep *analysis.FitReport, format string) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	}
 	return analysis.WriteFitTable(w, rep)
 }

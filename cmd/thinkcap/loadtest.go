@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -240,9 +239,7 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: wrote %s (results.jsonl, timeline.csv, metadata.json, summary.json)\n", dir)
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(out, s)
 	}
 	if err := analysis.WriteTable(out, &s); err != nil {
 		return err
@@ -284,7 +281,7 @@ func (o *loadtestOptions) validate() error {
 	case o.whatIf.route != "":
 		return badInput(fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint"))
 	case o.output != "table" && o.output != "json":
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+		return checkOutput(o.output)
 	case o.predict.enabled && o.output == "json":
 		return badInput(fmt.Errorf("--predict prints tables; for JSON run thinkcap verify RUN_DIR -o json after the load test"))
 	}
@@ -375,9 +372,7 @@ func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Tele
 // writeRunFiles writes summary.json, metadata.json and timeline.csv.
 func writeRunFiles(dir string, s *analysis.Summary, meta *loadgen.Metadata, samples []loadgen.Sample, start time.Time) error {
 	err := writeFile(filepath.Join(dir, "summary.json"), func(w *bufio.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(w, s)
 	})
 	if err != nil {
 		return err

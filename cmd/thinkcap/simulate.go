@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -56,8 +55,8 @@ the seed tutorial's three effort modes mixed 70/25/5.`,
 }
 
 func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
-	if o.output != "table" && o.output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	if err := checkOutput(o.output); err != nil {
+		return err
 	}
 	if o.timelineInterval <= 0 {
 		return badInput(fmt.Errorf("--timeline-interval must be positive, got %g", o.timelineInterval))
@@ -138,9 +137,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	s.Transforms = transforms
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(out, s)
 	}
 	if err := analysis.WriteTable(out, &s); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -87,8 +86,8 @@ baselines. Exit status 1 when no candidate passes.`,
 }
 
 func runSize(cmd *cobra.Command, o *sizeOptions) error {
-	if o.output != "table" && o.output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	if err := checkOutput(o.output); err != nil {
+		return err
 	}
 	if o.traffic.concurrency != 0 {
 		return badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
@@ -139,9 +138,7 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(res)
+		err = writeJSON(out, res)
 	} else {
 		err = size.WriteTable(out, res)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -60,9 +59,7 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 	rep := acc.Result()
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
 	return analysis.WriteStatsTable(out, &rep)
 }
@@ -70,8 +67,8 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 // checkTableOrJSON checks the -o flag of a command that prints a table or
 // JSON.
 func checkTableOrJSON(output string) error {
-	if output != "table" && output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
+	if err := checkOutput(output); err != nil {
+		return err
 	}
 	return nil
 }

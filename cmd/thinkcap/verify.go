@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -60,8 +59,8 @@ when any fails.`,
 }
 
 func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
-	if o.output != "table" && o.output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", o.output))
+	if err := checkOutput(o.output); err != nil {
+		return err
 	}
 	tol, err := analysis.ParseTolerances(o.tolerance)
 	if err != nil {
@@ -83,9 +82,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	}
 	w := cmd.OutOrStdout()
 	if o.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(w, out); err != nil {
 			return err
 		}
 	} else if err := writeVerifyTable(w, out); err != nil {
