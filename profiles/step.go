@@ -10,25 +10,37 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// StepField is one coefficient of StepCoefficients: its YAML key and where
+// it lives, so that code which treats every coefficient alike (Merge,
+// calibration) does not list them again.
+type StepField struct {
+	Key   string
+	Value func(*StepCoefficients) *float64
+}
+
+// StepFields lists the coefficients in the struct's order.
+var StepFields = []StepField{
+	{"weight_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.WeightBandwidthEfficiency }},
+	{"kv_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.KVBandwidthEfficiency }},
+	{"fp8_kv_read_penalty", func(s *StepCoefficients) *float64 { return &s.FP8KVReadPenalty }},
+	{"compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ComputeEfficiency }},
+	{"attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
+	{"step_overhead_ms", func(s *StepCoefficients) *float64 { return &s.StepOverheadMs }},
+	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
+	{"interconnect_efficiency", func(s *StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
+	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
+}
+
 // Merge returns s with every non-zero field of override in place of its own.
 // Zero means "not set" in an override (a --step-model file lists only the
 // knobs it tunes), so an override cannot set a coefficient to exactly zero;
 // a tiny positive value does the same job.
 func (s StepCoefficients) Merge(override StepCoefficients) StepCoefficients {
-	pick := func(dst *float64, v float64) {
-		if v != 0 {
-			*dst = v
+	for _, f := range StepFields {
+		if v := *f.Value(&override); v != 0 {
+			*f.Value(&s) = v
 		}
 	}
-	pick(&s.WeightBandwidthEfficiency, override.WeightBandwidthEfficiency)
-	pick(&s.KVBandwidthEfficiency, override.KVBandwidthEfficiency)
-	pick(&s.FP8KVReadPenalty, override.FP8KVReadPenalty)
-	pick(&s.ComputeEfficiency, override.ComputeEfficiency)
-	pick(&s.AttentionComputeEfficiency, override.AttentionComputeEfficiency)
-	pick(&s.StepOverheadMs, override.StepOverheadMs)
-	pick(&s.PerRequestOverheadUs, override.PerRequestOverheadUs)
-	pick(&s.InterconnectEfficiency, override.InterconnectEfficiency)
-	pick(&s.AllReduceLatencyUs, override.AllReduceLatencyUs)
 	return s
 }
 

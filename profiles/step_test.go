@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -104,4 +105,24 @@ func FuzzLoadStepCoefficients(f *testing.F) {
 			t.Fatalf("accepted invalid coefficients: %v", p)
 		}
 	})
+}
+
+// TestStepFieldsCoverTheStruct: StepFields names every coefficient by its
+// YAML key, each pointing at its own field, so Merge and calibration see
+// all of them.
+func TestStepFieldsCoverTheStruct(t *testing.T) {
+	var s StepCoefficients
+	if n := reflect.TypeOf(s).NumField(); len(StepFields) != n {
+		t.Fatalf("%d step fields, StepCoefficients has %d", len(StepFields), n)
+	}
+	for i, f := range StepFields {
+		*f.Value(&s) = float64(i + 1)
+	}
+	v := reflect.ValueOf(s)
+	for i, f := range StepFields {
+		field := reflect.TypeOf(s).Field(i)
+		if tag, _, _ := strings.Cut(field.Tag.Get("yaml"), ","); tag != f.Key || v.Field(i).Float() != float64(i+1) {
+			t.Errorf("step field %d: key %q value %v, struct field %s (yaml %q) = %v", i, f.Key, float64(i+1), field.Name, tag, v.Field(i).Float())
+		}
+	}
 }

@@ -17,24 +17,26 @@ import (
 // waited through (sim/stepmodel.go StepModel).
 type coefficient struct {
 	name string
-	// inverse: the parameter is 1/value (an efficiency in (0, 1]);
+	// inverse: the parameter is 1/value (an efficiency in (0, 1], its key
+	// ending in _efficiency);
 	// otherwise it is the value (an overhead, >= 0).
 	inverse bool
 	field   func(*profiles.StepCoefficients) *float64
 }
 
-// coefficients are the fittable step-time coefficients.
-// fp8_kv_read_penalty is not among them: it multiplies
-// kv_bandwidth_efficiency's term, so only their product is identifiable.
-var coefficients = []coefficient{
-	{"weight_bandwidth_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.WeightBandwidthEfficiency }},
-	{"kv_bandwidth_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.KVBandwidthEfficiency }},
-	{"compute_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.ComputeEfficiency }},
-	{"attention_compute_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
-	{"step_overhead_ms", false, func(s *profiles.StepCoefficients) *float64 { return &s.StepOverheadMs }},
-	{"per_request_overhead_us", false, func(s *profiles.StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
-	{"interconnect_efficiency", true, func(s *profiles.StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
-	{"all_reduce_latency_us", false, func(s *profiles.StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
+// coefficients are the fittable step-time coefficients: every one but
+// fp8_kv_read_penalty, which multiplies kv_bandwidth_efficiency's term, so
+// that only their product is identifiable.
+var coefficients = fittable()
+
+func fittable() []coefficient {
+	var cs []coefficient
+	for _, f := range profiles.StepFields {
+		if f.Key != "fp8_kv_read_penalty" {
+			cs = append(cs, coefficient{f.Key, strings.HasSuffix(f.Key, "_efficiency"), f.Value})
+		}
+	}
+	return cs
 }
 
 // DefaultFit is the coefficients calibrate fits unless told otherwise.
