@@ -12,14 +12,13 @@ import (
 // step time is a sum and maximum of terms each proportional to one
 // parameter: the inverse of an efficiency (time ∝ 1/efficiency) or an
 // overhead itself. In those parameters the step time is homogeneous of
-// degree one, so a latency made of steps is the sum over parameters of
-// parameter × its sensitivity: a linear model, given which steps a request
-// waited through (sim/stepmodel.go StepModel).
+// degree one, so a decode span is the sum over parameters of parameter ×
+// its sensitivity: a linear model, given the batches the request decoded in
+// (sim/stepmodel.go StepModel).
 type coefficient struct {
 	name string
 	// inverse: the parameter is 1/value (an efficiency in (0, 1], its key
-	// ending in _efficiency);
-	// otherwise it is the value (an overhead, >= 0).
+	// ending in _efficiency); otherwise it is the value (an overhead, >= 0).
 	inverse bool
 	field   func(*profiles.StepCoefficients) *float64
 }
