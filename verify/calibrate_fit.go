@@ -7,7 +7,6 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // fitRuns fits the free coefficients to the decode spans of the chosen
@@ -167,12 +166,15 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 			rec.al = sampler.MeanAcceptanceLength()
 		}
 	}
+	// Each replayed request, in issue order, goes to the replica
+	// round-robin routing gives it; those without a first token have no
+	// timings to rebuild from.
 	var measured []int
-	var results []workload.Result
-	ordinal := 0
+	replicas := max(cfg.Replicas, 1)
+	ordinal, n := 0, 0
 	for i := range r.Results {
 		res := &r.Results[i]
-		if !Replayed(res) {
+		if !replayed(res) {
 			continue
 		}
 		pos := -1
@@ -180,13 +182,18 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 			pos = ordinal
 			ordinal++
 		}
+		replica := n % replicas
+		n++
 		if res.TTFTS <= 0 || res.E2ES < res.TTFTS {
 			continue
 		}
-		results = append(results, *res)
+		rec.reqs = append(rec.reqs, timedRequest{
+			arrive: res.ArrivalS, first: res.ArrivalS + res.TTFTS, end: res.ArrivalS + res.E2ES,
+			prompt: res.PromptTokens, cached: min(res.CachedTokens, res.PromptTokens),
+			outputs: res.ThinkTokens + res.AnswerTokens, replica: replica,
+		})
 		measured = append(measured, pos)
 	}
-	rec.reqs = timedRequests(results, cfg.Replicas)
 	rec.indexRequests()
 	rec.timeline = runTimeline(r.Timeline)
 	return rec, measured, nil

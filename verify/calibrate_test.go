@@ -13,42 +13,49 @@ import (
 // a run the simulator produced, that must be close to the decode spans it
 // measured: a wrong batch rebuild (missed decoders, contexts, prefill
 // chunks), a wrong sensitivity or a wrong parameter map breaks it.
+//
+// With two replicas behind round-robin routing, the rebuild must put each
+// request on its replica: pooling both replicas' decoders into one batch
+// roughly doubles every step's KV reads.
 func TestReconstructedSpansMatchTheEngine(t *testing.T) {
-	cfg := testConfig(t)
-	run := simulatedRun(t, cfg, testTraffic(t, 300, 8, 1), "sim")
-	rec, _, err := newReconstruction(cfg, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := newStepGradient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.buildClocks(g.base)
-	p := params(cfg.Step)
-	var errs []float64
-	for i, q := range rec.reqs {
-		out := make([]float64, len(p))
-		if !rec.decodeSpan(i, g, out) {
-			continue
+	for _, replicas := range []int{1, 2} {
+		cfg := testConfig(t)
+		cfg.Replicas = replicas
+		run := simulatedRun(t, cfg, testTraffic(t, 300, 8*float64(replicas), 1), "sim")
+		rec, _, err := newReconstruction(cfg, run)
+		if err != nil {
+			t.Fatal(err)
 		}
-		predicted := 0.0
-		for k := range p {
-			predicted += p[k] * out[k]
+		g, err := newStepGradient(cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		errs = append(errs, (predicted-(q.end-q.first))/(q.end-q.first))
-	}
-	if len(errs) < 250 {
-		t.Fatalf("only %d decode spans rebuilt", len(errs))
-	}
-	var mean, abs float64
-	for _, e := range errs {
-		mean += e / float64(len(errs))
-		abs += math.Abs(e) / float64(len(errs))
-	}
-	t.Logf("rebuilt decode spans: mean error %+.2f%%, mean absolute %.2f%%", 100*mean, 100*abs)
-	if math.Abs(mean) > 0.01 || abs > 0.03 {
-		t.Errorf("rebuilt decode spans off by %+.2f%% on average (%.2f%% absolute); want within 1%% (3%%)", 100*mean, 100*abs)
+		rec.buildClocks(g.base)
+		p := params(cfg.Step)
+		var errs []float64
+		for i, q := range rec.reqs {
+			out := make([]float64, len(p))
+			if !rec.decodeSpan(i, g, out) {
+				continue
+			}
+			predicted := 0.0
+			for k := range p {
+				predicted += p[k] * out[k]
+			}
+			errs = append(errs, (predicted-(q.end-q.first))/(q.end-q.first))
+		}
+		if len(errs) < 250 {
+			t.Fatalf("%d replicas: only %d decode spans rebuilt", replicas, len(errs))
+		}
+		var mean, abs float64
+		for _, e := range errs {
+			mean += e / float64(len(errs))
+			abs += math.Abs(e) / float64(len(errs))
+		}
+		t.Logf("%d replicas: rebuilt decode spans: mean error %+.2f%%, mean absolute %.2f%%", replicas, 100*mean, 100*abs)
+		if math.Abs(mean) > 0.01 || abs > 0.03 {
+			t.Errorf("%d replicas: rebuilt decode spans off by %+.2f%% on average (%.2f%% absolute); want within 1%% (3%%)", replicas, 100*mean, 100*abs)
+		}
 	}
 }
 

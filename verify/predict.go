@@ -33,20 +33,20 @@ type Point struct {
 	TimeS, KVUsage, Running, Waiting, Preemptions float64
 }
 
-// Replayed reports whether a result is replayed: the server generated its
+// replayed reports whether a result is replayed: the server generated its
 // output (ok, or cut inside thinking by its length).
-func Replayed(r *workload.Result) bool {
+func replayed(r *workload.Result) bool {
 	return r.Status == workload.StatusOK || r.Status == workload.StatusTruncated
 }
 
-// Requests returns the run's requests as the server received them: at
+// replayRequests returns the run's requests as the server received them: at
 // their sent time, with the token counts the server reported, follow-ups
 // as plain requests (they were sent when they were sent). idx maps each to
 // its result in r.Results.
-func Requests(r *Run) (reqs []workload.Request, idx []int) {
+func replayRequests(r *Run) (reqs []workload.Request, idx []int) {
 	for i := range r.Results {
 		res := &r.Results[i]
-		if !Replayed(res) {
+		if !replayed(res) {
 			continue
 		}
 		req := res.Request
@@ -60,7 +60,7 @@ func Requests(r *Run) (reqs []workload.Request, idx []int) {
 // Predict replays the run through the simulator configured as cfg (see
 // Configure) and summarises both sides.
 func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
-	reqs, idx := Requests(r)
+	reqs, idx := replayRequests(r)
 	if interval := scrapeInterval(r.Timeline); interval > 0 {
 		cfg.TimelineIntervalS = interval
 	}

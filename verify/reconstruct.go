@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // timedRequest is one request as the load test timed it (server time):
@@ -18,24 +17,6 @@ type timedRequest struct {
 	// stepsFirst and stepsEnd are the replica's step clock at first and
 	// end (buildClocks).
 	stepsFirst, stepsEnd float64
-}
-
-// timedRequests returns the replayed results that produced a first token,
-// each on the replica round-robin routing would give it.
-func timedRequests(results []workload.Result, replicas int) []timedRequest {
-	var out []timedRequest
-	for i := range results {
-		r := &results[i]
-		if !Replayed(r) || r.TTFTS <= 0 || r.E2ES < r.TTFTS {
-			continue
-		}
-		out = append(out, timedRequest{
-			arrive: r.ArrivalS, first: r.ArrivalS + r.TTFTS, end: r.ArrivalS + r.E2ES,
-			prompt: r.PromptTokens, cached: min(r.CachedTokens, r.PromptTokens),
-			outputs: r.ThinkTokens + r.AnswerTokens, replica: len(out) % max(replicas, 1),
-		})
-	}
-	return out
 }
 
 // decodeSamples is how many decode-only steps of a request's span are
