@@ -63,10 +63,7 @@ func Configure(cfg *sim.Config, r *Run, explicit Explicit) (*Setup, error) {
 			cfg.NumGPUBlocksOverride = blocks
 		}
 	}
-	spec, specNotes, err := configureSpec(cfg, r, explicit("acceptance"))
-	if err != nil {
-		return nil, err
-	}
+	spec, specNotes := configureSpec(cfg, r, explicit("acceptance"))
 	if err := cfg.Resolve(); err != nil {
 		return nil, err
 	}

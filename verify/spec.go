@@ -21,16 +21,16 @@ type SpecAcceptance struct {
 // position, else the mean acceptance length. A server that ran speculative
 // decoding without a --speculative-config gets free CPU drafting (ngram)
 // with as many drafts as the counters have positions, and a note.
-func configureSpec(cfg *sim.Config, r *Run, explicitAcceptance bool) (*SpecAcceptance, []string, error) {
+func configureSpec(cfg *sim.Config, r *Run, explicitAcceptance bool) (*SpecAcceptance, []string) {
 	if r.Summary == nil || r.Summary.SpecDecode == nil || r.Summary.SpecDecode.AcceptanceLength <= 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	m := r.Summary.SpecDecode
 	var notes []string
 	if cfg.Speculative == nil {
 		k := len(m.PerPosition)
 		if k == 0 {
-			return nil, []string{"the server ran speculative decoding; pass --speculative-config to model it"}, nil
+			return nil, []string{"the server ran speculative decoding; pass --speculative-config to model it"}
 		}
 		cfg.Speculative = &sim.SpeculativeConfig{Method: sim.SpecNgram, NumSpeculativeTokens: k}
 		notes = append(notes, fmt.Sprintf("the server ran speculative decoding with %d drafts and no --speculative-config was given: drafting is modelled as free (ngram)", k))
@@ -47,29 +47,20 @@ func configureSpec(cfg *sim.Config, r *Run, explicitAcceptance bool) (*SpecAccep
 		sa.Assumed = sampler.MeanAcceptanceLength()
 	}
 	if explicitAcceptance {
-		return sa, notes, nil // the user's --acceptance wins
+		return sa, notes // the user's --acceptance wins
 	}
 	rates, err := sim.ParseAcceptance(fmt.Sprint(m.AcceptanceLength), sc.NumSpeculativeTokens)
-	if len(m.PerPosition) == sc.NumSpeculativeTokens && validRates(m.PerPosition) {
-		rates, err = m.PerPosition, nil
+	if len(m.PerPosition) == sc.NumSpeculativeTokens {
+		if _, perr := sim.NewAcceptanceSampler(m.PerPosition); perr == nil { // a valid chain
+			rates, err = m.PerPosition, nil
+		}
 	}
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("measured acceptance length %.2f does not fit %d drafts (%v): replaying the assumed one", m.AcceptanceLength, sc.NumSpeculativeTokens, err))
-		return sa, notes, nil
+		return sa, notes
 	}
 	sc.AcceptanceRates = append([]float64(nil), rates...)
 	sa.Replayed = true
 	notes = append(notes, fmt.Sprintf("speculative acceptance length %.2f measured (%.2f assumed): replayed with the measured one", sa.Measured, sa.Assumed))
-	return sa, notes, nil
-}
-
-// validRates reports whether per-position rates are a usable chain: each in
-// [0, 1] and non-increasing (as vLLM's cumulative counters make them).
-func validRates(r []float64) bool {
-	for i, v := range r {
-		if !(v >= 0 && v <= 1) || i > 0 && v > r[i-1] {
-			return false
-		}
-	}
-	return true
+	return sa, notes
 }
