@@ -2,21 +2,9 @@ package analysis
 
 import "fmt"
 
-// FormatMetricValue prints a comparison metric's value the way the verify
-// table does: latencies (given in seconds) in milliseconds, KV usage in
-// percent, counts and rates compactly. An unknown name prints compactly.
-func FormatMetricValue(name string, v float64) string {
-	for _, m := range Metrics() {
-		if m.Name == name {
-			return formatValue(m.Unit, v)
-		}
-	}
-	return formatCompact(v)
-}
-
 // ComparisonRow is one metric of a Comparison with its cells formatted as
-// WriteComparison prints them, for reports in other formats (HTML) that
-// must agree with the text table.
+// WriteComparison prints them, also for reports in other formats (HTML)
+// that must agree with the text table.
 type ComparisonRow struct {
 	Name string
 	// Label is the table's label, with the unit for latencies and rates:

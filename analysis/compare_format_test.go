@@ -6,7 +6,13 @@ import (
 	"testing"
 )
 
-func TestFormatMetricValue(t *testing.T) {
+// TestMetricValuesInTheirUnits: latencies (given in seconds) print in
+// milliseconds, KV usage in percent, counts and rates compactly.
+func TestMetricValuesInTheirUnits(t *testing.T) {
+	unit := map[string]string{}
+	for _, m := range Metrics() {
+		unit[m.Name] = m.Unit
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -18,10 +24,9 @@ func TestFormatMetricValue(t *testing.T) {
 		{"running_peak", 12, "12.0"},
 		{"throughput_requests", 3.456, "3.46"},
 		{"ttfa_mean", 0, "0"},
-		{"not_a_metric", 0.5, "0.500"},
 	} {
-		if got := FormatMetricValue(c.name, c.v); got != c.want {
-			t.Errorf("FormatMetricValue(%q, %v) = %q, want %q", c.name, c.v, got, c.want)
+		if got := formatValue(unit[c.name], c.v); got != c.want {
+			t.Errorf("%s %v prints %q, want %q", c.name, c.v, got, c.want)
 		}
 	}
 }
