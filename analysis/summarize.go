@@ -33,7 +33,8 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 	s := Summary{Kind: kind, DurationS: durationS}
 	s.Requests.Total = len(results)
 
-	var ttft, ttfa, tpot, e2e, queue, think, answer, total []float64
+	var lat LatencySamples
+	var think, answer, total []float64
 	var thinkSum, answerSum, promptSum float64
 	for i := range results {
 		r := &results[i]
@@ -45,24 +46,7 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 			continue
 		}
 		s.Requests.Completed++
-
-		// A chain of calls (two-phase budget, escalation) is one user
-		// request: its first token and queue wait come from the first
-		// call, its answer and end from the last (follow-ups measure from
-		// the chain's first arrival).
-		if r.After == "" {
-			ttft = append(ttft, r.TTFTS)
-			queue = append(queue, r.QueueS)
-		}
-		if !r.Continued {
-			e2e = append(e2e, r.E2ES)
-			if r.AnswerTokens > 0 {
-				ttfa = append(ttfa, r.TTFAS)
-			}
-		}
-		if r.OutputTokens() > 1 {
-			tpot = append(tpot, r.TPOTS)
-		}
+		lat.add(r)
 
 		think = append(think, float64(r.ThinkTokens))
 		answer = append(answer, float64(r.AnswerTokens))
@@ -73,11 +57,11 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 	}
 
 	s.LatencyS = Latencies{
-		TTFT:  Describe(ttft),
-		TTFA:  Describe(ttfa),
-		TPOT:  Describe(tpot),
-		E2E:   Describe(e2e),
-		Queue: Describe(queue),
+		TTFT:  Describe(lat.TTFT),
+		TTFA:  Describe(lat.TTFA),
+		TPOT:  Describe(lat.TPOT),
+		E2E:   Describe(lat.E2E),
+		Queue: Describe(lat.Queue),
 	}
 	s.Tokens = TokenStats{
 		Think:  Describe(think),
@@ -86,6 +70,44 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 	}
 	s.Throughput = throughput(float64(s.Requests.Completed), thinkSum, answerSum, promptSum, durationS)
 	return s
+}
+
+// LatencySamples are the per-request latencies Summarize describes, in
+// seconds, each over the completed requests it is defined for: plots of
+// them show the table's quantiles.
+type LatencySamples struct {
+	TTFT, TTFA, TPOT, E2E, Queue []float64
+}
+
+// SampleLatencies collects the latencies of the completed results.
+func SampleLatencies(results []workload.Result) LatencySamples {
+	var lat LatencySamples
+	for i := range results {
+		if results[i].OK() {
+			lat.add(&results[i])
+		}
+	}
+	return lat
+}
+
+// add takes a completed request's latencies. A chain of calls (two-phase
+// budget, escalation) is one user request: its first token and queue wait
+// come from the first call, its answer and end from the last (follow-ups
+// measure from the chain's first arrival).
+func (l *LatencySamples) add(r *workload.Result) {
+	if r.After == "" {
+		l.TTFT = append(l.TTFT, r.TTFTS)
+		l.Queue = append(l.Queue, r.QueueS)
+	}
+	if !r.Continued {
+		l.E2E = append(l.E2E, r.E2ES)
+		if r.AnswerTokens > 0 {
+			l.TTFA = append(l.TTFA, r.TTFAS)
+		}
+	}
+	if r.OutputTokens() > 1 {
+		l.TPOT = append(l.TPOT, r.TPOTS)
+	}
 }
 
 // throughput divides the completed work by the duration, guarding against a

@@ -12,7 +12,6 @@ import (
 	"strconv"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // reportPlot is one rendered plot: the file WritePlots names it and the
@@ -27,34 +26,12 @@ type reportPlot struct {
 // are the table's.
 var latencyPlots = []struct {
 	file, title string
-	sample      func(r *workload.Result) (float64, bool)
+	sample      func(l *analysis.LatencySamples) []float64
 }{
-	{"ttft_cdf.png", "Time to first token (TTFT)", func(r *workload.Result) (float64, bool) {
-		return r.TTFTS, r.After == "" // a chain's first token is its first call's
-	}},
-	{"ttfa_cdf.png", "Time to first answer token (TTFA)", func(r *workload.Result) (float64, bool) {
-		return r.TTFAS, !r.Continued && r.TTFAS > 0 // 0: no answer token
-	}},
-	{"tpot_cdf.png", "Time per output token (TPOT)", func(r *workload.Result) (float64, bool) {
-		return r.TPOTS, r.OutputTokens() > 1 // one token has no gap
-	}},
-	{"e2e_cdf.png", "End-to-end latency (E2E)", func(r *workload.Result) (float64, bool) {
-		return r.E2ES, !r.Continued // a chain ends with its last call
-	}},
-}
-
-// latencySample is the completed results' values of one latency.
-func latencySample(results []workload.Result, pick func(*workload.Result) (float64, bool)) []float64 {
-	var out []float64
-	for i := range results {
-		if !results[i].OK() {
-			continue
-		}
-		if v, ok := pick(&results[i]); ok {
-			out = append(out, v)
-		}
-	}
-	return out
+	{"ttft_cdf.png", "Time to first token (TTFT)", func(l *analysis.LatencySamples) []float64 { return l.TTFT }},
+	{"ttfa_cdf.png", "Time to first answer token (TTFA)", func(l *analysis.LatencySamples) []float64 { return l.TTFA }},
+	{"tpot_cdf.png", "Time per output token (TPOT)", func(l *analysis.LatencySamples) []float64 { return l.TPOT }},
+	{"e2e_cdf.png", "End-to-end latency (E2E)", func(l *analysis.LatencySamples) []float64 { return l.E2E }},
 }
 
 // renderPlots draws the outcome's plots: a CDF per latency that either side
@@ -77,8 +54,9 @@ func renderPlots(out *Outcome) ([]reportPlot, error) {
 		return nil
 	}
 
+	predicted, measured := analysis.SampleLatencies(p.PredictedResults), analysis.SampleLatencies(p.MeasuredResults)
 	for _, lp := range latencyPlots {
-		pred, meas := latencySample(p.PredictedResults, lp.sample), latencySample(p.MeasuredResults, lp.sample)
+		pred, meas := lp.sample(&predicted), lp.sample(&measured)
 		if len(pred) == 0 && len(meas) == 0 {
 			continue
 		}
