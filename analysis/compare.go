@@ -162,6 +162,17 @@ type Comparison struct {
 	Failed []string `json:"failed,omitempty"`
 }
 
+// Checked counts the metrics with a tolerance.
+func (c *Comparison) Checked() int {
+	n := 0
+	for _, m := range c.Metrics {
+		if m.Pass != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // Compare checks predicted against measured with the given tolerances
 // (fractions by metric name).
 func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {

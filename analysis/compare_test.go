@@ -283,6 +283,9 @@ func TestCompareFields(t *testing.T) {
 	p.Preemptions = 3
 	tol := DefaultTolerances()
 	got := Compare(&p, &m, tol)
+	if got.Checked() != len(tol) {
+		t.Errorf("Checked() = %d, want %d (one per tolerance)", got.Checked(), len(tol))
+	}
 
 	ms := Metrics()
 	if len(got.Metrics) != len(ms) {

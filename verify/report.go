@@ -190,14 +190,10 @@ type reportImage struct {
 func newReportView(out *Outcome, plots []reportPlot) reportView {
 	v := reportView{
 		Run: out.Run, Pass: out.Comparison.Pass, Failed: out.Comparison.Failed,
+		Checked:  out.Comparison.Checked(),
 		Requests: out.Predicted.Requests.Total, LeftOut: out.LeftOut,
 		Rows:          analysis.ComparisonRows(&out.Comparison),
 		HasPrediction: out.Prediction != nil,
-	}
-	for _, m := range out.Comparison.Metrics {
-		if m.Pass != nil {
-			v.Checked++
-		}
 	}
 	if out.TimeScale != 1 && out.TimeScale != 0 {
 		v.TimeScale = strconv.FormatFloat(out.TimeScale, 'g', -1, 64)

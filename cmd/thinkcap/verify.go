@@ -158,12 +158,7 @@ func writeVerifyTable(w io.Writer, out *verify.Outcome) error {
 		}
 		fmt.Fprintln(w)
 	}
-	checked := 0
-	for _, m := range out.Comparison.Metrics {
-		if m.Pass != nil {
-			checked++
-		}
-	}
+	checked := out.Comparison.Checked()
 	if out.Comparison.Pass {
 		fmt.Fprintf(w, "\nverdict: pass (%d checks)\n", checked)
 	} else {
