@@ -22,6 +22,7 @@ type predictFlags struct {
 	enabled   bool
 	dep       deploymentFlags
 	tolerance string
+	tol       map[string]float64 // parsed by config, before any load
 	flags     *pflag.FlagSet
 }
 
@@ -55,6 +56,10 @@ func (p *predictFlags) explicit(name string) bool {
 // config and context length (a scrape before the load), as verify sets it
 // up.
 func (p *predictFlags) config(ctx context.Context, o *loadtestOptions, meta *loadgen.Metadata, apiKey string) (sim.Config, *verify.Run, error) {
+	var err error
+	if p.tol, err = analysis.ParseTolerances(p.tolerance); err != nil {
+		return sim.Config{}, nil, badInput(fmt.Errorf("--tolerance: %w", err))
+	}
 	p.dep.profilesPath = o.profilesPath // loadtest's --profiles, for verifyRun too
 	dep := p.dep
 	if dep.model == "" {
@@ -113,25 +118,14 @@ func (p *predictFlags) printPrediction(w io.Writer, cfg sim.Config, server *veri
 // verifyRun compares the finished run with the prediction and prints the
 // comparison; it fails when a check does.
 func (p *predictFlags) verifyRun(cmd *cobra.Command, dir string) error {
-	tol, err := analysis.ParseTolerances(p.tolerance)
-	if err != nil {
-		return badInput(fmt.Errorf("--tolerance: %w", err))
-	}
-	cfg, run, err := runConfig(p.dep, p.dep.model != "", dir)
+	out, err := verifyRun(p.dep, p.dep.model != "", p.explicit, dir, p.tol)
 	if err != nil {
 		return err
-	}
-	out, err := verify.Verify(cfg, run, p.explicit, tol)
-	if err != nil {
-		return badInput(fmt.Errorf("--predict: %w", err))
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	if err := writeVerifyTable(w, out); err != nil {
 		return err
 	}
-	if !out.Comparison.Pass {
-		return fmt.Errorf("prediction outside tolerance: %v", out.Comparison.Failed)
-	}
-	return nil
+	return outsideTolerance(&out.Comparison)
 }

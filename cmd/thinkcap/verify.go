@@ -66,7 +66,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--tolerance: %w", err))
 	}
-	out, err := verifyRun(cmd, &o.dep, dir, tol)
+	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol)
 	if err != nil {
 		return err
 	}
@@ -88,24 +88,29 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	} else if err := writeVerifyTable(w, out); err != nil {
 		return err
 	}
-	if !out.Comparison.Pass {
-		return fmt.Errorf("prediction outside tolerance: %s", strings.Join(out.Comparison.Failed, ", "))
-	}
-	return nil
+	return outsideTolerance(&out.Comparison)
 }
 
 // verifyRun loads the run and verifies the deployment flags' prediction of
-// it.
-func verifyRun(cmd *cobra.Command, dep *deploymentFlags, dir string, tol map[string]float64) (*verify.Outcome, error) {
-	cfg, run, err := runConfig(*dep, cmd.Flags().Changed("model"), dir)
+// it (see runConfig); explicit says which flags the user set.
+func verifyRun(dep deploymentFlags, modelSet bool, explicit verify.Explicit, dir string, tol map[string]float64) (*verify.Outcome, error) {
+	cfg, run, err := runConfig(dep, modelSet, dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := verify.Verify(cfg, run, cmd.Flags().Changed, tol)
+	out, err := verify.Verify(cfg, run, explicit, tol)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	return out, nil
+}
+
+// outsideTolerance is the exit-1 error of a failed comparison.
+func outsideTolerance(c *analysis.Comparison) error {
+	if c.Pass {
+		return nil
+	}
+	return fmt.Errorf("prediction outside tolerance: %s", strings.Join(c.Failed, ", "))
 }
 
 // runConfig loads a run directory and the deployment the flags describe

@@ -185,10 +185,16 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"calibrate", filepath.Join(dir, "nope")}, "metadata.json"},
 		{[]string{"calibrate"}, "requires at least 1 arg"},
 		{[]string{"loadtest", "--url", "http://127.0.0.1:1", "--model", "m", "--predict", "-o", "json"}, "--predict"},
+		// A bad tolerance is caught before any load is sent.
+		{[]string{"loadtest", "--url", "http://127.0.0.1:1", "--model", "Qwen/Qwen3-8B", "--requests", "3", "--out", filepath.Join(dir, "lt"),
+			"--predict", "--tolerance", "ttft_p50=lots"}, "--tolerance"},
 	} {
 		_, errOut, code := thinkcap(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", tc.args, code, errOut, tc.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lt", "results.jsonl")); err == nil {
+		t.Error("loadtest --predict with a bad --tolerance sent its load before failing")
 	}
 }
