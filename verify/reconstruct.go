@@ -94,9 +94,8 @@ func (r *reconstruction) batchAt(replica int, t, from float64) sim.Batch {
 	}
 	// A request whose first token came before t − the longest span has
 	// ended by t.
-	c := r.clock(replica)
 	steps := 0.0
-	if c != nil {
+	if c := r.clock(replica); c != nil {
 		steps = c.at(t)
 	}
 	for _, j := range r.firstIn(replica, t-r.maxSpan[replica]-1e-9, min(t, from)) {
@@ -104,13 +103,7 @@ func (r *reconstruction) batchAt(replica int, t, from float64) sim.Batch {
 		if t >= q.end {
 			continue
 		}
-		var u float64
-		if c != nil && q.stepsEnd > q.stepsFirst {
-			u = (steps - q.stepsFirst) / (q.stepsEnd - q.stepsFirst)
-		} else {
-			u = (t - q.first) / (q.end - q.first)
-		}
-		gen := 1 + min(max(u, 0), 1)*float64(q.outputs-1)
+		gen := 1 + r.progressAt(q, t, steps)*float64(q.outputs-1)
 		b.Add(q.prompt+int(gen)-1, 1+r.k, r.k, true)
 	}
 	return b

@@ -54,16 +54,23 @@ func (c *stepClock) timeOf(n float64) float64 {
 // token, 1 after its last), by the replica's clock or, without one,
 // evenly in time.
 func (r *reconstruction) progress(q *timedRequest, t float64) float64 {
-	if t <= q.first {
-		return 0
+	steps := 0.0
+	if c := r.clock(q.replica); c != nil {
+		steps = c.at(t)
 	}
-	if t >= q.end {
-		return 1
+	return r.progressAt(q, t, steps)
+}
+
+// progressAt is progress given the replica clock's count at t, so that a
+// batch of many requests reads the clock once.
+func (r *reconstruction) progressAt(q *timedRequest, t, steps float64) float64 {
+	var u float64
+	if r.clock(q.replica) != nil && q.stepsEnd > q.stepsFirst {
+		u = (steps - q.stepsFirst) / (q.stepsEnd - q.stepsFirst)
+	} else {
+		u = (t - q.first) / (q.end - q.first)
 	}
-	if c := r.clock(q.replica); c != nil && q.stepsEnd > q.stepsFirst {
-		return (c.at(t) - q.stepsFirst) / (q.stepsEnd - q.stepsFirst)
-	}
-	return (t - q.first) / (q.end - q.first)
+	return min(max(u, 0), 1)
 }
 
 func (r *reconstruction) clock(replica int) *stepClock {
