@@ -6,9 +6,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/buildinfo"
 )
 
 // Metadata describes a load-test run: what was targeted, with which
@@ -17,8 +18,8 @@ import (
 // from the environment, and WriteMetadata redacts the command line, the
 // URL and secret-looking options again in case one slipped in.
 type Metadata struct {
-	// ThinkcapVersion is the build's module version ("(devel)" for a
-	// local build) when left empty.
+	// ThinkcapVersion is buildinfo.Version() when left empty: the module
+	// version and the VCS revision, e.g. "(devel) rev 9a1a6c8 …, dirty".
 	ThinkcapVersion string `json:"thinkcap_version"`
 	// Command is the thinkcap command line (os.Args), redacted.
 	Command   []string `json:"command"`
@@ -49,7 +50,7 @@ func WriteMetadata(path string, m Metadata) error {
 	m.Command = RedactCommandLine(m.Command)
 	m.TargetURL = redactURLSecrets(m.TargetURL)
 	if m.ThinkcapVersion == "" {
-		m.ThinkcapVersion = thinkcapBuildVersion()
+		m.ThinkcapVersion = buildinfo.Version()
 	}
 	if len(m.Options) > 0 {
 		opts := make(map[string]any, len(m.Options))
@@ -207,13 +208,4 @@ func redactURLSecrets(s string) string {
 		return s
 	}
 	return u.String()
-}
-
-// thinkcapBuildVersion is the placeholder thinkcap version: the main module's
-// version from the build info, "(devel)" for a local build.
-func thinkcapBuildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

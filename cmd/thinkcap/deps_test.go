@@ -19,11 +19,13 @@ var allowedImports = map[string][]string{
 	"workload":        {"profiles"},
 	"analysis":        {"workload"},
 	"sim":             {"workload", "profiles"},
-	"loadgen":         {"workload", "loadgen/vllmapi"},
+	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
 	"loadgen/vllmapi": {},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
 	"size":            {"sim", "workload", "profiles", "analysis"},
 	"verify":          {"sim", "workload", "profiles", "analysis", "loadgen"},
+	// buildinfo is a leaf: the version string of the running binary.
+	"internal/buildinfo": {},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.

@@ -4,6 +4,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/internal/buildinfo"
 )
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -16,9 +18,14 @@ caching, FP8 KV cache, speculative decoding) on logged or synthetic traffic;
 reads and fits production logs and tries what-ifs (thinking budgets, effort
 modes, routing); sizes deployments against latency SLOs; load-tests a real
 endpoint with the same traffic; and serves a vLLM-compatible emulator.`,
+		// Version is the build's: a bug report or a run directory's
+		// metadata.json then names the commit (metadata.json prints the
+		// same string).
+		Version:       buildinfo.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
