@@ -55,16 +55,21 @@ func Metrics() []Metric {
 	}
 	for _, l := range lat {
 		get := l.get
-		add(l.name+"_mean", l.label+" mean", "ms", l.slack, func(s *Summary) float64 { return get(s).Mean })
-		add(l.name+"_p50", l.label+" p50", "ms", l.slack, func(s *Summary) float64 { return get(s).P50 })
-		add(l.name+"_p90", l.label+" p90", "ms", l.slack, func(s *Summary) float64 { return get(s).P90 })
-		add(l.name+"_p99", l.label+" p99", "ms", l.slack, func(s *Summary) float64 { return get(s).P99 })
+		add(l.name+"_mean", l.label+" mean", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.Mean, st.NoData) })
+		add(l.name+"_p50", l.label+" p50", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P50, st.NoData) })
+		add(l.name+"_p90", l.label+" p90", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P90, st.NoData) })
+		add(l.name+"_p99", l.label+" p99", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P99, st.NoData) })
 	}
-	add("kv_usage_mean", "KV usage mean", "%", 0.01, func(s *Summary) float64 { return s.KVUsage.Mean })
-	add("kv_usage_peak", "KV usage peak", "%", 0.01, func(s *Summary) float64 { return s.KVUsage.Peak })
-	add("running_peak", "running peak", "", 1, func(s *Summary) float64 { return float64(s.Running.Peak) })
-	add("waiting_peak", "waiting peak", "", 1, func(s *Summary) float64 { return float64(s.Waiting.Peak) })
-	add("preemptions", "preemptions", "", 2, func(s *Summary) float64 { return float64(s.Preemptions) })
+	add("kv_usage_mean", "KV usage mean", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Mean, s.KVUsage.NoData) })
+	add("kv_usage_peak", "KV usage peak", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Peak, s.KVUsage.NoData) })
+	add("running_peak", "running peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Running.Peak), s.Running.NoData) })
+	add("waiting_peak", "waiting peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Waiting.Peak), s.Waiting.NoData) })
+	add("preemptions", "preemptions", "", 2, func(s *Summary) float64 {
+		if s.Preemptions == nil {
+			return math.NaN()
+		}
+		return float64(*s.Preemptions)
+	})
 	return ms
 }
 

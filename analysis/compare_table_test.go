@@ -42,7 +42,7 @@ func comparisonFixture() Comparison {
 	p.LatencyS.TPOT = Stat{Mean: 0.02, P50: 0.02, P90: 0.025, P99: 0.03}
 	m.LatencyS.TPOT = Stat{Mean: 0.021, P50: 0.02, P90: 0.026, P99: 0.031}
 	p.KVUsage, m.KVUsage = KVUsage{Mean: 0.4, Peak: 0.9}, KVUsage{Mean: 0.42, Peak: 0.88}
-	p.Preemptions = 3
+	p.Preemptions, m.Preemptions = Int64(3), Int64(0)
 	tol := map[string]float64{"throughput_requests": 0.05, "ttft_p99": 0.5, "tpot_mean": 0.1, "kv_usage_peak": 0.15, "ttfa_p50": 0.15}
 	return Compare(&p, &m, tol)
 }

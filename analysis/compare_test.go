@@ -168,7 +168,8 @@ func compareBase() Summary {
 	s.KVUsage = KVUsage{Mean: 0.5, Peak: 0.9}
 	s.Running = Occupancy{Mean: 40, Peak: 64}
 	s.Waiting = Occupancy{Mean: 3, Peak: 20}
-	s.Preemptions = 10
+	ten := int64(10)
+	s.Preemptions = &ten
 	return s
 }
 
@@ -256,7 +257,7 @@ func TestCompareSlackByMetric(t *testing.T) {
 		{"kv_usage_mean", func(s *Summary, v float64) { s.KVUsage.Mean = v }, 0.5, 0.509, 0.511},
 		{"running_peak", func(s *Summary, v float64) { s.Running.Peak = int(v) }, 64, 65, 66},
 		{"waiting_peak", func(s *Summary, v float64) { s.Waiting.Peak = int(v) }, 20, 19, 18},
-		{"preemptions", func(s *Summary, v float64) { s.Preemptions = int64(v) }, 10, 12, 13},
+		{"preemptions", func(s *Summary, v float64) { n := int64(v); s.Preemptions = &n }, 10, 12, 13},
 		{"throughput_requests", func(s *Summary, v float64) { s.Throughput.RequestsPerS = v }, 10, 10, 10.001},
 	} {
 		tol := map[string]float64{c.name: 0}
@@ -279,8 +280,8 @@ func TestCompareFields(t *testing.T) {
 	p, m := compareBase(), compareBase()
 	p.LatencyS.TTFT.Mean = 0.75 // measured 0.5
 	p.Throughput.RequestsPerS = 8
-	m.Preemptions = 0
-	p.Preemptions = 3
+	m.Preemptions = Int64(0)
+	p.Preemptions = Int64(3)
 	tol := DefaultTolerances()
 	got := Compare(&p, &m, tol)
 	if got.Checked() != len(tol) {
@@ -434,9 +435,9 @@ func randomSummary(r *rand.Rand) Summary {
 	s.KVUsage = KVUsage{Mean: f(0, 1), Peak: f(0, 1)}
 	s.Running = Occupancy{Mean: f(0, 256), Peak: r.IntN(512)}
 	s.Waiting = Occupancy{Mean: f(0, 100), Peak: r.IntN(1000)}
-	s.Preemptions = int64(r.IntN(10000))
+	s.Preemptions = Int64(int64(r.IntN(10000)))
 	if r.IntN(4) == 0 { // some zero measurements
-		s.Preemptions, s.Waiting.Peak, s.KVUsage.Mean = 0, 0, 0
+		s.Preemptions, s.Waiting.Peak, s.KVUsage.Mean = Int64(0), 0, 0
 	}
 	return s
 }
@@ -450,7 +451,7 @@ func scaleSummary(s *Summary, k float64) {
 	s.KVUsage.Peak *= k
 	s.Running.Peak = int(math.Round(float64(s.Running.Peak) * k))
 	s.Waiting.Peak = int(math.Round(float64(s.Waiting.Peak) * k))
-	s.Preemptions = int64(math.Round(float64(s.Preemptions) * k))
+	s.Preemptions = Int64(int64(math.Round(float64(*s.Preemptions) * k)))
 }
 
 func scaleLatencies(s *Summary, k float64) {

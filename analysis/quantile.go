@@ -49,8 +49,8 @@ func Quantile(sorted []float64, p float64) float64 {
 	return min(max(q, a), b)
 }
 
-// Describe returns the mean, p50, p90 and p99 of values; a zero Stat when
-// there are none. It sorts a copy, so values is left as it is. NaN and
+// Describe returns the mean, p50, p90 and p99 of values; a Stat marked
+// NoData when there are none. It sorts a copy, so values is left as it is. NaN and
 // infinite values are dropped: they mean "not measured" and would make the
 // summary impossible to encode as JSON.
 func Describe(values []float64) Stat {
@@ -61,7 +61,7 @@ func Describe(values []float64) Stat {
 		}
 	}
 	if len(finite) == 0 {
-		return Stat{}
+		return Stat{NoData: true}
 	}
 	slices.Sort(finite)
 	return Stat{

@@ -94,7 +94,7 @@ func TestSummarize(t *testing.T) {
 	checkFloats(t, "hand-computed", []float64{s.LatencyS.TTFA.Mean, s.LatencyS.TPOT.P50, s.Tokens.Think.P90},
 		[]float64{2.35 / 3, 0.02, 340})
 
-	if s.Preemptions != 0 || s.KVUsage != (KVUsage{}) || s.Running != (Occupancy{}) ||
+	if s.Preemptions != nil || s.KVUsage != (KVUsage{}) || s.Running != (Occupancy{}) ||
 		s.Waiting != (Occupancy{}) || s.Config != (Config{}) || s.Capacity != (Capacity{}) {
 		t.Errorf("Summarize filled a caller-owned part: %+v", s)
 	}

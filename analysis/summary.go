@@ -5,18 +5,20 @@ import "github.com/thinkcap/thinkcap/workload"
 // Summary is DESIGN.md's summary JSON, printed by `simulate -o json` and
 // `loadtest`, and read back by `verify`. Keys may be added, never renamed.
 type Summary struct {
-	Kind        string        `json:"kind"` // "simulation" or "loadtest"
-	Config      Config        `json:"config"`
-	Capacity    Capacity      `json:"capacity"`
-	Requests    RequestCounts `json:"requests"`
-	DurationS   float64       `json:"duration_s"`
-	Throughput  Throughput    `json:"throughput"`
-	LatencyS    Latencies     `json:"latency_s"`
-	Tokens      TokenStats    `json:"tokens"`
-	Preemptions int64         `json:"preemptions"`
-	KVUsage     KVUsage       `json:"kv_usage"`
-	Running     Occupancy     `json:"running"`
-	Waiting     Occupancy     `json:"waiting"`
+	Kind       string        `json:"kind"` // "simulation" or "loadtest"
+	Config     Config        `json:"config"`
+	Capacity   Capacity      `json:"capacity"`
+	Requests   RequestCounts `json:"requests"`
+	DurationS  float64       `json:"duration_s"`
+	Throughput Throughput    `json:"throughput"`
+	LatencyS   Latencies     `json:"latency_s"`
+	Tokens     TokenStats    `json:"tokens"`
+	// Preemptions is nil when unknown (a load test that never scraped
+	// vllm:num_preemptions_total): null in JSON, "-" in tables.
+	Preemptions *int64    `json:"preemptions"`
+	KVUsage     KVUsage   `json:"kv_usage"`
+	Running     Occupancy `json:"running"`
+	Waiting     Occupancy `json:"waiting"`
 	// Transforms reports the what-if transforms applied to the traffic.
 	Transforms []workload.TransformReport `json:"transforms,omitempty"`
 	// Pools holds one summary per pool when traffic is routed to several;
@@ -93,12 +95,14 @@ type Throughput struct {
 	PromptTokensPerS float64 `json:"prompt_tokens_per_s"`
 }
 
-// Stat is the four-number summary every distribution gets.
+// Stat is the four-number summary every distribution gets. NoData marks a
+// distribution with no sample: its JSON leaves are null (summary_nodata.go).
 type Stat struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
+	Mean   float64 `json:"mean"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P99    float64 `json:"p99"`
+	NoData bool    `json:"-"`
 }
 
 // Latencies are in seconds.
@@ -121,12 +125,14 @@ type TokenStats struct {
 // KVUsage is the fraction of KV blocks in use (vllm:kv_cache_usage_perc),
 // time-weighted mean and peak.
 type KVUsage struct {
-	Mean float64 `json:"mean"`
-	Peak float64 `json:"peak"`
+	Mean   float64 `json:"mean"`
+	Peak   float64 `json:"peak"`
+	NoData bool    `json:"-"` // never scraped: null leaves
 }
 
 // Occupancy is a time-weighted mean and the peak of a request count.
 type Occupancy struct {
-	Mean float64 `json:"mean"`
-	Peak int     `json:"peak"`
+	Mean   float64 `json:"mean"`
+	Peak   int     `json:"peak"`
+	NoData bool    `json:"-"` // never scraped: null leaves
 }

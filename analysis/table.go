@@ -94,7 +94,7 @@ func writeRun(w io.Writer, s *Summary) error {
 		{"completed", formatInt(int64(r.Completed))},
 		{"failed", formatInt(int64(r.Failed))},
 		{"of which rejected", formatInt(int64(r.Rejected))},
-		{"preemptions", formatInt(s.Preemptions)},
+		{"preemptions", formatOptionalInt(s.Preemptions)},
 		{"duration", formatCompact(s.DurationS) + " s"},
 	}
 	throughput := []pair{
@@ -114,8 +114,8 @@ func writeLatency(w io.Writer, s *Summary) error {
 		name string
 		stat Stat
 		// zeroOK marks latencies that can truly be zero; for the others a
-		// zero Stat means "not measured" (no answer tokens, ITL not filled
-		// in by the caller) and prints as noValue.
+		// zero Stat means "not measured" (ITL not filled in by the caller)
+		// and prints as noValue, as does any Stat marked NoData.
 		zeroOK bool
 	}{
 		{"TTFT", l.TTFT, false},
@@ -127,7 +127,7 @@ func writeLatency(w io.Writer, s *Summary) error {
 	}
 	t := newTable(w, "latency (ms)", "mean", "p50", "p90", "p99")
 	for _, r := range rows {
-		measured := s.Requests.Completed > 0 && (r.zeroOK || r.stat != Stat{})
+		measured := s.Requests.Completed > 0 && !r.stat.NoData && (r.zeroOK || r.stat != Stat{})
 		if err := t.Append(statRow(r.name, r.stat, measured, formatMS)); err != nil {
 			return err
 		}
@@ -138,7 +138,6 @@ func writeLatency(w io.Writer, s *Summary) error {
 // writeTokens prints the generated tokens per completed request.
 func writeTokens(w io.Writer, s *Summary) error {
 	k := s.Tokens
-	measured := s.Requests.Completed > 0
 	t := newTable(w, "tokens per request", "mean", "p50", "p90", "p99")
 	for _, r := range []struct {
 		name string
@@ -148,6 +147,7 @@ func writeTokens(w io.Writer, s *Summary) error {
 		{"answer", k.Answer},
 		{"total", k.Total},
 	} {
+		measured := s.Requests.Completed > 0 && !r.stat.NoData
 		if err := t.Append(statRow(r.name, r.stat, measured, formatTokens)); err != nil {
 			return err
 		}
@@ -159,9 +159,9 @@ func writeTokens(w io.Writer, s *Summary) error {
 func writeServer(w io.Writer, s *Summary) error {
 	t := newTable(w, "server", "mean", "peak")
 	rows := [][]string{
-		{"KV cache usage", formatPercent(s.KVUsage.Mean), formatPercent(s.KVUsage.Peak)},
-		{"running requests", formatCompact(s.Running.Mean), formatInt(int64(s.Running.Peak))},
-		{"waiting requests", formatCompact(s.Waiting.Mean), formatInt(int64(s.Waiting.Peak))},
+		kvRow("KV cache usage", s.KVUsage),
+		occupancyRow("running requests", s.Running),
+		occupancyRow("waiting requests", s.Waiting),
 	}
 	for _, r := range rows {
 		if err := t.Append(r); err != nil {
@@ -169,6 +169,30 @@ func writeServer(w io.Writer, s *Summary) error {
 		}
 	}
 	return t.Render()
+}
+
+// kvRow prints KV usage, or "-" when it was never scraped.
+func kvRow(name string, k KVUsage) []string {
+	if k.NoData {
+		return []string{name, noValue, noValue}
+	}
+	return []string{name, formatPercent(k.Mean), formatPercent(k.Peak)}
+}
+
+// occupancyRow prints a queue's mean and peak, or "-" when never scraped.
+func occupancyRow(name string, o Occupancy) []string {
+	if o.NoData {
+		return []string{name, noValue, noValue}
+	}
+	return []string{name, formatCompact(o.Mean), formatInt(int64(o.Peak))}
+}
+
+// formatOptionalInt prints an unknown count (nil) as noValue.
+func formatOptionalInt(n *int64) string {
+	if n == nil {
+		return noValue
+	}
+	return formatInt(*n)
 }
 
 // writeTransforms prints what the what-if transforms changed, if any ran.

@@ -46,7 +46,7 @@ func sampleSummary() *Summary {
 			Answer: Stat{Mean: 266.4, P50: 210, P90: 520, P99: 1024},
 			Total:  Stat{Mean: 1512.7, P50: 640.5, P90: 3560, P99: 8890},
 		},
-		Preemptions: 1234,
+		Preemptions: Int64(1234),
 		KVUsage:     KVUsage{Mean: 0.6234, Peak: 0.9871},
 		Running:     Occupancy{Mean: 123.45, Peak: 311},
 		Waiting:     Occupancy{Mean: 4.2, Peak: 87},

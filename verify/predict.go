@@ -132,10 +132,15 @@ func fillSide(s *analysis.Summary, results []workload.Result, tl []Point) {
 		s.Waiting.Peak = max(s.Waiting.Peak, int(p.Waiting))
 		last = p.Preemptions
 	}
-	if n > 0 {
-		s.KVUsage.Mean, s.Running.Mean, s.Waiting.Mean = kv/n, running/n, waiting/n
-		s.Preemptions = int64(math.Round(max(last-before, 0)))
+	if n == 0 {
+		// A timeline with no scrape inside the window: nothing measured.
+		s.KVUsage.NoData, s.Running.NoData, s.Waiting.NoData = true, true, true
+		s.Preemptions = nil
+		return
 	}
+	s.KVUsage.Mean, s.Running.Mean, s.Waiting.Mean = kv/n, running/n, waiting/n
+	preemptions := int64(math.Round(max(last-before, 0)))
+	s.Preemptions = &preemptions
 }
 
 // window is the span of a side's results: first arrival to last finish.
@@ -155,7 +160,7 @@ func window(results []workload.Result) (from, to float64) {
 // (summary.json), or, without a summary, the mean of the requests' own.
 func measuredITL(r *Run, results []workload.Result) analysis.Stat {
 	if s := r.Summary; s != nil {
-		if s.LatencyFromSentS != nil && s.LatencyFromSentS.ITL != (analysis.Stat{}) {
+		if s.LatencyFromSentS != nil && !s.LatencyFromSentS.ITL.NoData && s.LatencyFromSentS.ITL != (analysis.Stat{}) {
 			return s.LatencyFromSentS.ITL
 		}
 		return s.LatencyS.ITL
@@ -168,7 +173,7 @@ func measuredITL(r *Run, results []workload.Result) analysis.Stat {
 		}
 	}
 	if n == 0 {
-		return analysis.Stat{}
+		return analysis.Stat{NoData: true}
 	}
 	return analysis.Stat{Mean: sum / n}
 }

@@ -558,7 +558,7 @@ func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Reque
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Summary = &analysis.Summary{Kind: "loadtest", LatencyS: analysis.Latencies{ITL: analysis.Stat(rep.ITL)}}
+	r.Summary = &analysis.Summary{Kind: "loadtest", LatencyS: analysis.Latencies{ITL: analysis.Stat{Mean: rep.ITL.Mean, P50: rep.ITL.P50, P90: rep.ITL.P90, P99: rep.ITL.P99}}}
 	return r
 }
 
@@ -714,11 +714,11 @@ func TestSimulationSummary(t *testing.T) {
 		s.Capacity.NumGPUBlocks <= 0 || s.Capacity.KVBytesPerToken != rep.Capacity.KVBytesPerToken || s.Capacity.MaxConcurrency != rep.Capacity.MaxConcurrency {
 		t.Errorf("capacity %+v, report's %+v", s.Capacity, rep.Capacity)
 	}
-	if s.LatencyS.ITL != analysis.Stat(rep.ITL) || s.LatencyS.ITL.Mean <= 0 {
+	if q := rep.ITL; s.LatencyS.ITL != (analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}) || s.LatencyS.ITL.Mean <= 0 {
 		t.Errorf("ITL %+v, report's %+v", s.LatencyS.ITL, rep.ITL)
 	}
 	if s.KVUsage.Mean != rep.KVUsageMean || s.KVUsage.Peak != rep.KVUsagePeak || s.Running.Peak != rep.RunningPeak ||
-		s.Waiting.Peak != rep.WaitingPeak || s.Preemptions != rep.Preemptions || s.KVUsage.Peak <= 0 {
+		s.Waiting.Peak != rep.WaitingPeak || s.Preemptions == nil || *s.Preemptions != rep.Preemptions || s.KVUsage.Peak <= 0 {
 		t.Errorf("server state %+v %+v %+v %d, report's %+v", s.KVUsage, s.Running, s.Waiting, s.Preemptions, rep)
 	}
 

@@ -19,8 +19,10 @@ func SimulationSummary(rep *sim.Report) analysis.Summary {
 		Speculative: SpeculativeString(c.Speculative),
 	}
 	s.Capacity = CapacitySummary(rep.Capacity)
-	s.LatencyS.ITL = analysis.Stat(rep.ITL)
-	s.Preemptions = rep.Preemptions
+	q := rep.ITL
+	s.LatencyS.ITL = analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
+	preemptions := rep.Preemptions
+	s.Preemptions = &preemptions
 	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}
 	s.Running = analysis.Occupancy{Mean: rep.RunningMean, Peak: rep.RunningPeak}
 	s.Waiting = analysis.Occupancy{Mean: rep.WaitingMean, Peak: rep.WaitingPeak}

@@ -347,18 +347,25 @@ func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Tele
 			KVCacheTokens: c.KVCacheTokens, MaxConcurrency: c.MaxConcurrency,
 		}
 	}
+	// What the server never told us is null, not zero (DESIGN.md).
 	if tel.Preemptions != nil {
-		s.Preemptions = int64(*tel.Preemptions)
+		p := int64(*tel.Preemptions)
+		s.Preemptions = &p
 	}
+	s.KVUsage = analysis.KVUsage{NoData: true}
 	if g := tel.KVUsage; g != nil {
 		s.KVUsage = analysis.KVUsage{Mean: g.Mean, Peak: g.Peak}
 	}
+	s.Running, s.Waiting = analysis.Occupancy{NoData: true}, analysis.Occupancy{NoData: true}
 	if g := tel.Running; g != nil {
 		s.Running = analysis.Occupancy{Mean: g.Mean, Peak: int(g.Peak)}
 	}
 	if g := tel.Waiting; g != nil {
 		s.Waiting = analysis.Occupancy{Mean: g.Mean, Peak: int(g.Peak)}
 	}
+	// A client cannot see the server's queue: result records carry no
+	// queue time, so the row is "not measured" rather than a row of zeros.
+	s.LatencyS.Queue, s.LatencyFromSentS.Queue = analysis.Stat{NoData: true}, analysis.Stat{NoData: true}
 	if sd := tel.SpecDecode; sd != nil {
 		s.SpecDecode = &analysis.SpecDecodeStats{AcceptanceLength: sd.AcceptanceLength, AcceptanceRate: sd.AcceptanceRate, PerPosition: sd.PerPosAcceptanceRate}
 	}

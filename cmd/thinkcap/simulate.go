@@ -169,10 +169,12 @@ func poolsSummary(pools []pool, results []workload.Result) analysis.Summary {
 	s := analysis.Summarize("simulation", results, duration)
 	main := verify.SimulationSummary(pools[0].rep)
 	s.Config, s.Capacity = main.Config, main.Capacity
+	var preemptions int64
+	s.Preemptions = &preemptions
 	for _, p := range pools {
 		ps := verify.SimulationSummary(p.rep)
 		ps.Pool = p.name
-		s.Preemptions += ps.Preemptions
+		preemptions += *ps.Preemptions
 		s.Running.Mean += ps.Running.Mean
 		s.Running.Peak += ps.Running.Peak
 		s.Waiting.Mean += ps.Waiting.Mean
