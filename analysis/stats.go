@@ -55,6 +55,11 @@ func (o StatsOptions) withDefaults() StatsOptions {
 type StatsReport struct {
 	Overall StatsGroup   `json:"overall"`
 	Classes []ClassStats `json:"classes"`
+	// Failed counts, by status, the result records (a load test's or a
+	// simulation's results.jsonl) that did not complete: their token counts
+	// are not what the request would have generated, so they are left out
+	// of every statistic above. Absent for a request log.
+	Failed map[string]int `json:"failed,omitempty"`
 }
 
 // ClassStats is a StatsGroup for one class (effort mode × task category) as
@@ -134,6 +139,8 @@ type StatsAccumulator struct {
 	// runs of one class (a batch eval, a per-tenant export).
 	lastKey classKey
 	last    *tokenCounts
+	// failed counts the result records that were not ok, by status.
+	failed map[string]int
 }
 
 // tokenCounts are the raw counts of one class.
@@ -182,13 +189,28 @@ func (a *StatsAccumulator) Add(r *workload.Request) {
 	}
 }
 
+// AddResult counts one result record: an ok one as its request (the
+// tokens it generated), any other only by its status, since a failed
+// request's counts say nothing of its lengths.
+func (a *StatsAccumulator) AddResult(r *workload.Result) {
+	if r.OK() {
+		a.Add(&r.Request)
+		return
+	}
+	if a.failed == nil {
+		a.failed = map[string]int{}
+	}
+	a.failed[r.Status]++
+}
+
 // clampTokens stores a token count in an int32. The readers cap counts at
 // workload.MaxTokens (1e9), so only a corrupt record could need the clamp.
 func clampTokens(n int) int32 {
 	return int32(min(max(n, 0), math.MaxInt32))
 }
 
-// Count is the number of requests added so far.
+// Count is the number of requests added so far (ok result records
+// included, failed ones not).
 func (a *StatsAccumulator) Count() int {
 	n := 0
 	for _, c := range a.classes {
@@ -223,6 +245,9 @@ func (a *StatsAccumulator) Result() StatsReport {
 		all.unclosed += c.unclosed
 	}
 	rep.Overall = all.group(a.opts)
+	if len(a.failed) > 0 {
+		rep.Failed = maps.Clone(a.failed)
+	}
 	return rep
 }
 

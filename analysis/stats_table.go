@@ -1,9 +1,13 @@
 package analysis
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -19,6 +23,9 @@ func WriteStatsTable(w io.Writer, r *StatsReport) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "thinkcap stats: %s requests in %s classes\n\n",
 		formatInt(int64(r.Overall.Count)), formatInt(int64(len(r.Classes))))
+	if len(r.Failed) > 0 {
+		fmt.Fprintf(ew, "failed: %s\n\n", formatFailed(r.Failed))
+	}
 	if err := writeStatsTokens(ew, r); err != nil {
 		return fmt.Errorf("write stats table: %w", err)
 	}
@@ -101,6 +108,21 @@ func writeStatsCapacity(w io.Writer, r *StatsReport) error {
 		}
 	}
 	return t.Render()
+}
+
+// formatFailed says how many result records failed, by status, most
+// common first: "40 not summarised (http_error 38, timeout 2)".
+func formatFailed(failed map[string]int) string {
+	statuses := slices.SortedFunc(maps.Keys(failed), func(a, b string) int {
+		return cmp.Or(cmp.Compare(failed[b], failed[a]), cmp.Compare(a, b))
+	})
+	total := 0
+	parts := make([]string, len(statuses))
+	for i, st := range statuses {
+		total += failed[st]
+		parts[i] = st + " " + formatInt(int64(failed[st]))
+	}
+	return fmt.Sprintf("%s not summarised (%s)", formatInt(int64(total)), strings.Join(parts, ", "))
 }
 
 // optionalPercent prints a fraction that may be unknown.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/workload"
@@ -256,5 +257,41 @@ func BenchmarkStats1M(b *testing.B) {
 		if rep := a.Result(); rep.Overall.Count != n {
 			b.Fatalf("count %d", rep.Overall.Count)
 		}
+	}
+}
+
+// TestStatsAddResult checks result records: ok ones count as their
+// request, the others only by status, in the JSON and the table.
+func TestStatsAddResult(t *testing.T) {
+	reqs := statsLog()
+	a := NewStatsAccumulator(StatsOptions{})
+	statuses := []string{workload.StatusHTTPError, workload.StatusTimeout, workload.StatusHTTPError}
+	for i := range reqs {
+		a.AddResult(&workload.Result{Request: reqs[i], Status: workload.StatusOK})
+		if i < len(statuses) {
+			// A failed record with tokens: they must not reach the statistics.
+			a.AddResult(&workload.Result{Request: workload.Request{ThinkTokens: 1e6, AnswerTokens: 1e6}, Status: statuses[i]})
+		}
+	}
+	got, want := a.Result(), statsOf(statsLog(), StatsOptions{})
+	if got.Failed["http_error"] != 2 || got.Failed["timeout"] != 1 || len(got.Failed) != 2 {
+		t.Errorf("failed %v", got.Failed)
+	}
+	got.Failed = nil
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("ok results\n%s\nwant the requests'\n%s", gb, wb)
+	}
+	if bytes.Contains(wb, []byte(`"failed"`)) {
+		t.Errorf("a request log's report has a failed key: %s", wb)
+	}
+	got.Failed = map[string]int{"http_error": 2, "timeout": 1, "cancelled": 2}
+	var buf bytes.Buffer
+	if err := WriteStatsTable(&buf, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "failed: 5 not summarised (cancelled 2, http_error 2, timeout 1)\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, buf.String())
 	}
 }
