@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/thinkcap/thinkcap/profiles"
@@ -44,6 +43,13 @@ func (c *Config) Resolve() error {
 	m, g := &c.Model, &c.GPU
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	// check collects a flag's error against vLLM's bounds (flags.go).
+	check := func(err error) bool {
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return err == nil
+	}
 
 	if m.Layers <= 0 || m.HiddenSize <= 0 || m.NumHeads <= 0 || m.VocabSize <= 0 {
 		bad("model %q: layers, hidden_size, num_heads and vocab_size must be > 0", m.Name)
@@ -61,8 +67,7 @@ func (c *Config) Resolve() error {
 	}
 	tp := c.TensorParallelSize
 	switch {
-	case tp < 0:
-		bad("--tensor-parallel-size %d must be >= 1", tp)
+	case !check(CheckFlag("tensor-parallel-size", float64(tp))):
 	case m.NumHeads > 0 && m.NumHeads%tp != 0:
 		bad("--tensor-parallel-size %d does not divide the %d attention heads of %s", tp, m.NumHeads, m.Name)
 	case !m.IsMLA() && m.NumKVHeads > 0 && m.NumKVHeads%tp != 0 && tp%m.NumKVHeads != 0:
@@ -74,37 +79,29 @@ func (c *Config) Resolve() error {
 	if c.KVCacheDtype == "" {
 		c.KVCacheDtype = "auto"
 	}
-	if !slices.Contains(KVCacheDtypes, c.KVCacheDtype) {
-		bad("--kv-cache-dtype %q is not supported; use one of %s", c.KVCacheDtype, strings.Join(KVCacheDtypes, ", "))
-	}
+	check(CheckFlagChoice("kv-cache-dtype", c.KVCacheDtype))
 	if c.GPUMemoryUtilization == 0 {
 		c.GPUMemoryUtilization = DefaultGPUMemoryUtilization
 	}
-	if !(c.GPUMemoryUtilization > 0 && c.GPUMemoryUtilization <= 1) {
-		bad("--gpu-memory-utilization %v must be in (0, 1]", c.GPUMemoryUtilization)
-	}
+	check(CheckFlag("gpu-memory-utilization", c.GPUMemoryUtilization))
 	if c.BlockSize == 0 {
 		c.BlockSize = DefaultBlockSize
 		if m.IsMLA() {
 			c.BlockSize = DefaultMLABlockSize
 		}
 	}
-	if c.BlockSize < 0 || c.BlockSize%16 != 0 {
-		// FlashAttention/Triton take MultipleOf(16); FlashInfer 16/32/64; MLA kernels 32/64/128.
-		bad("--block-size %d must be a positive multiple of 16", c.BlockSize)
+	check(CheckFlag("block-size", float64(c.BlockSize)))
+	// 0: not given (the computed capacity, the profiled memory).
+	if c.NumGPUBlocksOverride != 0 {
+		check(CheckFlag("num-gpu-blocks-override", float64(c.NumGPUBlocksOverride)))
 	}
-	if c.NumGPUBlocksOverride < 0 {
-		bad("--num-gpu-blocks-override %d must be >= 0", c.NumGPUBlocksOverride)
-	}
-	if c.KVCacheMemoryBytes < 0 {
-		bad("--kv-cache-memory-bytes %d must be >= 0", c.KVCacheMemoryBytes)
+	if c.KVCacheMemoryBytes != 0 {
+		check(CheckFlag("kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)))
 	}
 
 	// Quantization: the checkpoint's own method must match a given one
 	// (vllm/config/model.py _verify_quantization).
-	if !slices.Contains(Quantizations, c.Quantization) {
-		bad("--quantization %q is not supported; use fp8, mxfp4 or nvfp4", c.Quantization)
-	} else if ck := checkpointQuantization(m); ck != "" && c.Quantization != "" && c.Quantization != ck {
+	if ck := checkpointQuantization(m); check(CheckFlagChoice("quantization", c.Quantization)) && ck != "" && c.Quantization != "" && c.Quantization != ck {
 		bad("--quantization %s does not match the %s checkpoint of %s", c.Quantization, ck, m.Name)
 	}
 
@@ -114,39 +111,32 @@ func (c *Config) Resolve() error {
 		c.MaxModelLen = m.MaxModelLen
 	}
 	switch {
-	case c.MaxModelLen <= 0:
-		bad("--max-model-len %d must be > 0 (model %s gives none)", c.MaxModelLen, m.Name)
+	case c.MaxModelLen == 0:
+		bad("--max-model-len: model %s gives no context length; pass one", m.Name)
+	case !check(CheckFlag("max-model-len", float64(c.MaxModelLen))):
 	case m.MaxModelLen > 0 && c.MaxModelLen > m.MaxModelLen:
 		bad("--max-model-len %d exceeds the %d tokens %s supports", c.MaxModelLen, m.MaxModelLen, m.Name)
 	}
 
 	c.resolveBatchLimits(&errs)
 
-	if c.LongPrefillTokenThreshold < 0 {
-		bad("--long-prefill-token-threshold %d must be >= 0", c.LongPrefillTokenThreshold)
-	}
+	check(CheckFlag("long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)))
 	if c.SchedulingPolicy == "" {
 		c.SchedulingPolicy = "fcfs"
 	}
-	if !slices.Contains(SchedulingPolicies, c.SchedulingPolicy) {
-		bad("--scheduling-policy %q is not one of %s", c.SchedulingPolicy, strings.Join(SchedulingPolicies, ", "))
-	}
+	check(CheckFlagChoice("scheduling-policy", c.SchedulingPolicy))
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
-	if c.Replicas < 0 {
-		bad("--replicas %d must be >= 1", c.Replicas)
-	}
+	check(CheckFlag("replicas", float64(c.Replicas)))
 	if c.Router == "" {
 		c.Router = "round-robin"
 	}
-	if !slices.Contains(Routers, c.Router) {
-		bad("--router %q is not one of %s", c.Router, strings.Join(Routers, ", "))
-	}
+	check(CheckFlagChoice("router", c.Router))
 	if c.TimelineIntervalS == 0 {
 		c.TimelineIntervalS = 1
 	}
-	if c.TimelineIntervalS < 0 {
+	if !(c.TimelineIntervalS > 0) {
 		bad("timeline interval %v s must be > 0", c.TimelineIntervalS)
 	}
 
@@ -191,11 +181,16 @@ func (c *Config) resolveBatchLimits(errs *[]error) {
 	if defaultSeqs {
 		c.MaxNumSeqs = min(c.MaxNumSeqs, c.MaxNumBatchedTokens)
 	}
+	seqsErr := CheckFlag("max-num-seqs", float64(c.MaxNumSeqs))
+	tokensErr := CheckFlag("max-num-batched-tokens", float64(c.MaxNumBatchedTokens))
 	switch {
-	case c.MaxNumSeqs < 0:
-		*errs = append(*errs, fmt.Errorf("--max-num-seqs %d must be >= 1", c.MaxNumSeqs))
-	case c.MaxNumBatchedTokens < 0:
-		*errs = append(*errs, fmt.Errorf("--max-num-batched-tokens %d must be >= 1", c.MaxNumBatchedTokens))
+	case seqsErr != nil:
+		*errs = append(*errs, seqsErr)
+		if !defaultTokens && tokensErr != nil {
+			*errs = append(*errs, tokensErr) // the user's own, not one derived from the bad --max-num-seqs
+		}
+	case tokensErr != nil:
+		*errs = append(*errs, tokensErr)
 	case c.MaxNumBatchedTokens < c.MaxNumSeqs:
 		*errs = append(*errs, fmt.Errorf("--max-num-batched-tokens %d is smaller than --max-num-seqs %d; raise it or lower --max-num-seqs",
 			c.MaxNumBatchedTokens, c.MaxNumSeqs))
