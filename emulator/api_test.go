@@ -150,7 +150,7 @@ func TestChatStreamMatchesCapture(t *testing.T) {
 }
 
 func TestCompletionsMatchCapture(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Traffic = func() (int, int) { return 0, 5 } })
+	_, url := startServer(t, func(c *Config) { c.Traffic = func(Thinking) (int, int) { return 0, 5 } })
 	resp := post(t, url+vllmapi.PathCompletions, `{"prompt":"San Francisco is a","max_tokens":7,"stream":true}`)
 	events, done := readEvents(t, resp.Body)
 	resp.Body.Close()
@@ -206,7 +206,7 @@ func TestChatNonStreamMatchesCapture(t *testing.T) {
 }
 
 func TestThinkingControls(t *testing.T) {
-	_, url := startServer(t, func(c *Config) { c.Traffic = func() (int, int) { return 30, 10 } })
+	_, url := startServer(t, func(c *Config) { c.Traffic = func(Thinking) (int, int) { return 30, 10 } })
 	for _, tc := range []struct {
 		body          string
 		think, answer int

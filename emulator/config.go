@@ -3,6 +3,7 @@ package emulator
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/thinkcap/thinkcap/sim"
@@ -20,9 +21,17 @@ const (
 type Config struct {
 	// Sim is the deployment the engine simulates.
 	Sim sim.Config
-	// ModelName is the served model name (--served-model-name); default
-	// the model profile's hf_name, else its name.
-	ModelName string
+	// ModelPath is the model as `vllm serve` was given it (--model): the
+	// root of every /v1/models card, and the served name when
+	// ServedModelNames is empty. Default the model profile's hf_name, else
+	// its name.
+	ModelPath string
+	// ServedModelNames are the names the API answers to
+	// (--served-model-name, one or more): a request may name any of them;
+	// the first is listed first by /v1/models, names every response and
+	// labels /metrics (vllm/entrypoints/openai/serving_models.py
+	// OpenAIServingModels.model_name). Default [ModelPath].
+	ServedModelNames []string
 	// TimeScale > 1 runs faster than real time: simulated ns = wall ns ×
 	// TimeScale since the engine started. Default 1.
 	TimeScale float64
@@ -31,10 +40,13 @@ type Config struct {
 	// NoReasoningParser emits thinking inline in the content, between
 	// <think> and </think>, as a server without --reasoning-parser does.
 	NoReasoningParser bool
-	// Traffic draws (think, answer) lengths for requests that do not force
-	// their length; default a fixed 256 think and 64 answer tokens. It is
-	// called under the server's lock, never concurrently.
-	Traffic func() (think, answer int)
+	// Traffic draws (think, answer) lengths for a request's thinking mode
+	// (the request decides the mode, Traffic only the lengths); a length-
+	// forced request takes its split from the draw. Default 256 think (0
+	// when thinking is off) and 64 answer tokens; ClassSampler.Draw draws
+	// from a traffic profile. It is called under the server's lock, never
+	// concurrently.
+	Traffic func(Thinking) (think, answer int)
 	// FailRate is the fraction of requests answered 500 or 503 at once;
 	// AbortRate the fraction of streams whose connection is dropped
 	// mid-way. HeaderDelay is slept before the response headers.
@@ -47,10 +59,27 @@ type Config struct {
 	// tests compare with what clients measured. It runs on the engine
 	// goroutine and must not block.
 	OnResult func(workload.Result)
+	// Log receives vLLM's log lines: an access line per request at debug
+	// level, the periodic stats line, the shutdown lines. Nil logs nothing.
+	Log *Logger
+	// LogStatsInterval is how often the stats line is logged; default 10 s
+	// (vLLM's VLLM_LOG_STATS_INTERVAL). DisableLogStats turns it off
+	// (--disable-log-stats).
+	LogStatsInterval time.Duration
+	DisableLogStats  bool
 }
 
 // defaultTraffic is used when Config.Traffic is nil.
-func defaultTraffic() (think, answer int) { return 256, 64 }
+func defaultTraffic(m Thinking) (think, answer int) {
+	if !m.On {
+		return 0, 64
+	}
+	return 256, 64
+}
+
+// defaultLogStatsInterval is vLLM's VLLM_LOG_STATS_INTERVAL default
+// (vllm/envs.py).
+const defaultLogStatsInterval = 10 * time.Second
 
 // withDefaults returns c with its defaults filled in.
 func (c Config) withDefaults() Config {
@@ -63,11 +92,17 @@ func (c Config) withDefaults() Config {
 	if c.Traffic == nil {
 		c.Traffic = defaultTraffic
 	}
-	if c.ModelName == "" {
-		c.ModelName = c.Sim.Model.HFName
-		if c.ModelName == "" {
-			c.ModelName = c.Sim.Model.Name
+	if c.ModelPath == "" {
+		c.ModelPath = c.Sim.Model.HFName
+		if c.ModelPath == "" {
+			c.ModelPath = c.Sim.Model.Name
 		}
+	}
+	if len(c.ServedModelNames) == 0 {
+		c.ServedModelNames = []string{c.ModelPath}
+	}
+	if c.LogStatsInterval == 0 {
+		c.LogStatsInterval = defaultLogStatsInterval
 	}
 	return c
 }
@@ -92,8 +127,13 @@ func (c *Config) Validate() error {
 	if c.HeaderDelay < 0 {
 		errs = append(errs, fmt.Errorf("header delay %v is negative", c.HeaderDelay))
 	}
-	if c.ModelName == "" {
-		errs = append(errs, errors.New("served model name is empty"))
+	for i, n := range c.ServedModelNames {
+		if strings.TrimSpace(n) == "" {
+			errs = append(errs, fmt.Errorf("served model name %d is empty", i+1))
+		}
+	}
+	if c.LogStatsInterval < 0 {
+		errs = append(errs, fmt.Errorf("log stats interval %v is negative", c.LogStatsInterval))
 	}
 	return errors.Join(errs...)
 }

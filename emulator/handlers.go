@@ -73,27 +73,28 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.status, body)
 }
 
-// models is GET /v1/models: one card, with the effective max_model_len
-// (models/api_router.py returns ModelList.model_dump(), every field).
+// models is GET /v1/models: one card per served name, in the order given,
+// each with the model path as its root and the effective max_model_len
+// (serving_models.py show_available_models; models/api_router.py returns
+// ModelList.model_dump(), every field).
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	maxLen := s.simCfg.MaxModelLen
-	root := s.simCfg.Model.HFName
-	if root == "" {
-		root = s.cfg.ModelName
+	list := vllmapi.ModelList{Object: vllmapi.ObjectList, Data: make([]vllmapi.ModelCard, 0, len(s.cfg.ServedModelNames))}
+	for _, name := range s.cfg.ServedModelNames {
+		list.Data = append(list.Data, vllmapi.ModelCard{
+			ID: name, Object: vllmapi.ObjectModel, Created: s.created, OwnedBy: "vllm",
+			Root: s.cfg.ModelPath, MaxModelLen: &maxLen,
+			Permission: []vllmapi.ModelPermission{{
+				ID: "modelperm-" + randomHex(8), Object: "model_permission", Created: s.created,
+				AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
+			}},
+		})
 	}
-	list := vllmapi.ModelList{Object: vllmapi.ObjectList, Data: []vllmapi.ModelCard{{
-		ID: s.cfg.ModelName, Object: vllmapi.ObjectModel, Created: s.created, OwnedBy: "vllm",
-		Root: root, MaxModelLen: &maxLen,
-		Permission: []vllmapi.ModelPermission{{
-			ID: "modelperm-" + randomHex(8), Object: "model_permission", Created: s.created,
-			AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
-		}},
-	}}}
 	writeJSON(w, http.StatusOK, list)
 }
 
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, vllmapi.Version{Version: fmt.Sprintf("%s %s time_scale=%g", Version, s.cfg.ModelName, s.cfg.TimeScale)})
+	writeJSON(w, http.StatusOK, vllmapi.Version{Version: fmt.Sprintf("%s %s time_scale=%g", Version, s.ModelName(), s.cfg.TimeScale)})
 }
 
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
@@ -180,7 +181,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		writeError(w, &apiError{status: 500, typ: vllmapi.ErrorTypeInternal, msg: "request " + res.Status})
 		return
 	}
-	writeBody(w, http.StatusOK, o.full(idPrefix+p.id, s.created, s.cfg.ModelName, res.ThinkTokens, res.AnswerTokens, finish))
+	writeBody(w, http.StatusOK, o.full(idPrefix+p.id, s.created, s.ModelName(), res.ThinkTokens, res.AnswerTokens, finish))
 }
 
 // wait blocks until j finishes; nil when the client left (j is then

@@ -7,28 +7,41 @@ import (
 )
 
 // lengths decides how many think and answer tokens a request generates,
-// and whether it ends by length (finish_reason "length") or by a stop.
+// and whether it ends by length (finish_reason "length") or by a stop. The
+// request decides the thinking mode (thinking.go: enable_thinking,
+// reasoning_effort and the model's rule), Traffic draws the lengths for
+// that mode:
 //
 //   - Forced (ignore_eos, or min_tokens = max_tokens, as thinkcap's load
 //     generator sends): exactly max_tokens, split between thinking and
-//     answer in the proportion of one (think, answer) draw from Traffic:
-//     the request says how long, the traffic profile says how much of it
-//     is thinking. Finish "length".
-//   - Otherwise: one draw from Traffic, raised to min_tokens (the extra is
-//     answer), capped at max_tokens (or what max_model_len leaves), thinking
-//     first; finish "length" when capped, else "stop".
+//     answer as the request's vllm_xargs.thinkcap_think_tokens says, else
+//     in the proportion of one (think, answer) draw: the request says how
+//     long, the traffic profile how much of it is thinking. Finish
+//     "length".
+//   - Otherwise: one draw, the thinking replaced by the requested one when
+//     given, raised to min_tokens (the extra is answer), capped at
+//     max_tokens (or what max_model_len leaves), thinking first; finish
+//     "length" when capped, else "stop".
 //
-// thinking_token_budget caps the thinking (vLLM forces </think> at the
-// budget: vllm/v1/sample/thinking_budget_state.py); thinking off
-// (enable_thinking=false, reasoning_effort "none") means no thinking.
+// thinking_token_budget caps the thinking: at the budget vLLM forces the
+// reasoning end string and the model goes on to its answer
+// (vllm/v1/sample/thinking_budget_state.py). Thinking off means none.
 func (s *Server) lengths(p *parsed) (think, answer int, byLength bool) {
-	t, a := s.traffic()
-	if !p.thinking {
+	mode := s.rule.thinking(p)
+	t, a := s.traffic(mode)
+	if p.thinkTokens >= 0 {
+		t = p.thinkTokens
+	}
+	if !mode.On {
 		t = 0
 	}
 	if p.maxTokens > 0 && (p.ignoreEOS || p.minTokens >= p.maxTokens) {
 		total := p.maxTokens
-		if t+a > 0 {
+		switch {
+		case !mode.On:
+		case p.thinkTokens >= 0:
+			think = min(p.thinkTokens, total)
+		case t+a > 0:
 			think = int(math.Round(float64(total) * float64(t) / float64(t+a)))
 		}
 		if p.budget >= 0 {

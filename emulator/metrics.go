@@ -39,7 +39,7 @@ type metrics struct {
 
 func newMetrics(s *Server) *metrics {
 	m := &metrics{s: s, reg: prometheus.NewRegistry()}
-	labels := prometheus.Labels{vllmapi.LabelModelName: s.cfg.ModelName, vllmapi.LabelEngine: engineLabel}
+	labels := prometheus.Labels{vllmapi.LabelModelName: s.ModelName(), vllmapi.LabelEngine: engineLabel}
 	hist := func(name, help string, buckets []float64) prometheus.Histogram {
 		h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets, ConstLabels: labels})
 		m.reg.MustRegister(h)
@@ -148,7 +148,7 @@ func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.m
 	st := m.s.Stats()
-	model := m.s.cfg.ModelName
+	model := m.s.ModelName()
 	send := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
 		if metric, err := prometheus.NewConstMetric(d, t, v, labels...); err == nil {
 			ch <- metric

@@ -37,7 +37,7 @@ func newOutput(s *Server, p *parsed, id string, think int) *output {
 	if p.chat {
 		object = vllmapi.ObjectChatChunk
 	}
-	o.prefix = o.head(nil, id, object, s.created, s.cfg.ModelName)
+	o.prefix = o.head(nil, id, object, s.created, s.ModelName())
 	return o
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"unicode"
 
 	"github.com/thinkcap/thinkcap/loadgen/vllmapi"
@@ -64,11 +66,12 @@ type completionBody struct {
 // extrasBody are vLLM's sampling extras (vllmapi.SamplingExtras) with
 // pointers where unset differs from zero.
 type extrasBody struct {
-	MinTokens           int    `json:"min_tokens"`
-	IgnoreEOS           bool   `json:"ignore_eos"`
-	ThinkingTokenBudget *int   `json:"thinking_token_budget"`
-	RequestID           string `json:"request_id"`
-	Priority            int    `json:"priority"`
+	MinTokens           int            `json:"min_tokens"`
+	IgnoreEOS           bool           `json:"ignore_eos"`
+	ThinkingTokenBudget *int           `json:"thinking_token_budget"`
+	RequestID           string         `json:"request_id"`
+	Priority            int            `json:"priority"`
+	VLLMXArgs           map[string]any `json:"vllm_xargs"`
 }
 
 // parsed is a validated request, ready to become a job.
@@ -81,8 +84,10 @@ type parsed struct {
 	maxParam     string
 	minTokens    int
 	ignoreEOS    bool
-	budget       int // -1: none
-	thinking     bool
+	budget       int    // -1: none
+	thinking     bool   // thinking asked for (on unless turned off)
+	effort       string // reasoning_effort, "" when not sent
+	thinkTokens  int    // the client's requested thinking (vllmapi.XArgThinkTokens); -1: none
 	stream       bool
 	includeUsage bool
 	continuous   bool
@@ -151,11 +156,20 @@ func (s *Server) parseChat(r *http.Request) (*parsed, *apiError) {
 		return nil, badRequest("%s must be at least 1, got %d.", p.maxParam, p.maxTokens)
 	}
 	// enable_thinking=false turns Qwen3's thinking off; since vLLM #43401
-	// reasoning_effort "none" does too when enable_thinking is unset.
+	// reasoning_effort "none" does too when enable_thinking is unset. The
+	// model's own rule (thinking.go) decides what the switch does.
+	if b.ReasoningEffort != "" && effortRank(b.ReasoningEffort) < 0 {
+		return nil, &apiError{status: 400, typ: "Bad Request", msg: fmt.Sprintf(
+			"1 validation error:\n  reasoning_effort: Input should be %s, got %q", effortList(), b.ReasoningEffort)}
+	}
+	p.effort = b.ReasoningEffort
 	if on, ok := b.ChatTemplateKwargs.EnableThinking(); ok {
 		p.thinking = on
 	} else if b.ReasoningEffort == "none" {
 		p.thinking = false
+	}
+	if p.effort == "none" {
+		p.effort = ""
 	}
 	return p, s.parseCommon(p, b.Stream, b.StreamOptions, b.N, &b.extrasBody)
 }
@@ -183,7 +197,10 @@ func (s *Server) parseCompletion(r *http.Request) (*parsed, *apiError) {
 // parseCommon checks what both routes share, in vLLM's order: the model,
 // the sampling parameters, then the context length.
 func (s *Server) parseCommon(p *parsed, stream bool, opts *vllmapi.StreamOptions, n *int, x *extrasBody) *apiError {
-	if p.model != "" && p.model != s.cfg.ModelName {
+	// Any served name may be used, an absent one means the first; another
+	// is a 404 (vllm/entrypoints/openai/serving_engine.py _check_model,
+	// serving_models.py is_base_model).
+	if p.model != "" && !s.serves(p.model) {
 		return &apiError{status: http.StatusNotFound, typ: vllmapi.ErrorTypeNotFound, msg: fmt.Sprintf("The model `%s` does not exist.", p.model), param: "model"}
 	}
 	p.stream = stream
@@ -215,6 +232,14 @@ func (s *Server) parseCommon(p *parsed, stream bool, opts *vllmapi.StreamOptions
 	}
 	p.priority = x.Priority
 	p.id = x.RequestID
+	p.thinkTokens = -1
+	if v, ok := x.VLLMXArgs[vllmapi.XArgThinkTokens]; ok {
+		n, ok := xargInt(v)
+		if !ok || n < 0 {
+			return badRequest("vllm_xargs.%s must be a non-negative integer, got %v.", vllmapi.XArgThinkTokens, v)
+		}
+		p.thinkTokens = n
+	}
 	maxLen := s.simCfg.MaxModelLen
 	if p.maxTokens > maxLen {
 		return &apiError{status: 400, typ: vllmapi.ErrorTypeBadRequest, param: p.maxParam,
@@ -228,6 +253,22 @@ func (s *Server) parseCommon(p *parsed, stream bool, opts *vllmapi.StreamOptions
 			maxLen, p.maxTokens, p.prompt, p.prompt+p.maxTokens)}
 	}
 	return nil
+}
+
+// xargInt reads a vllm_xargs value as an integer: a JSON number, or a
+// string of digits (vLLM passes the values on as given, str | int | float).
+func xargInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) || x > math.MaxInt32 || x < math.MinInt32 {
+			return 0, false
+		}
+		return int(x), true
+	case string:
+		n, err := strconv.Atoi(x)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 // contentWords counts the words of a message content: a string, a list of

@@ -18,6 +18,7 @@ import (
 type Server struct {
 	cfg      Config
 	simCfg   sim.Config
+	rule     thinkingRule // how the model answers the thinking controls
 	capacity sim.Capacity
 	eng      *engine
 	metrics  *metrics
@@ -48,7 +49,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
 	s := &Server{
-		cfg: cfg, simCfg: live.Config(), capacity: live.Capacity(),
+		cfg: cfg, simCfg: live.Config(), capacity: live.Capacity(), rule: ruleFor(cfg.Sim.Model),
 		created: time.Now().Unix(),
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0x7468696e6b636170)),
 		stop:    make(chan struct{}),
@@ -61,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 	st := live.Stats()
 	s.stats.Store(&st)
 	s.metrics = newMetrics(s)
-	s.handler = s.routes()
+	s.handler = accessLog(cfg.Log, s.routes())
 	return s, nil
 }
 
@@ -74,8 +75,21 @@ func (s *Server) SimConfig() sim.Config { return s.simCfg }
 // Capacity is one replica's KV capacity.
 func (s *Server) Capacity() sim.Capacity { return s.capacity }
 
-// ModelName is the served model name.
-func (s *Server) ModelName() string { return s.cfg.ModelName }
+// ModelName is the first served model name: the one responses carry.
+func (s *Server) ModelName() string { return s.cfg.ServedModelNames[0] }
+
+// ServedModelNames are the names requests may use, the first first.
+func (s *Server) ServedModelNames() []string { return append([]string(nil), s.cfg.ServedModelNames...) }
+
+// serves reports whether name is one of the served model names.
+func (s *Server) serves(name string) bool {
+	for _, n := range s.cfg.ServedModelNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
 
 // TimeScale is the simulated seconds per wall second.
 func (s *Server) TimeScale() float64 { return s.cfg.TimeScale }
@@ -99,6 +113,9 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
+	if s.cfg.Log != nil && !s.cfg.DisableLogStats {
+		go s.logStats(ctx, s.cfg.LogStatsInterval)
+	}
 	s.eng.run(ctx, func(st sim.LiveStats) { s.stats.Store(&st) })
 	return nil
 }
@@ -114,20 +131,30 @@ func (s *Server) Close() {
 
 // Shutdown drains: new requests are refused with 503 while the ones in
 // flight finish, until none is left (nil) or ctx is done (its error). It
-// does not stop the engine: call Close after.
+// logs how many it drained, or how many were still running when ctx
+// ended. It does not stop the engine: call Close after.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.draining.Store(true)
+	start, inFlight := time.Now(), s.active.Load()
+	s.cfg.Log.Infof("Shutting down: draining %d in-flight streams", inFlight)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for s.active.Load() > 0 {
 		select {
 		case <-ctx.Done():
+			left := s.active.Load()
+			s.cfg.Log.Warnf("Drain timeout after %.2fs: drained %d streams, closing the %d still running",
+				time.Since(start).Seconds(), max(inFlight-left, 0), left)
 			return ctx.Err()
 		case <-tick.C:
 		}
 	}
+	s.cfg.Log.Infof("Drained %d streams in %.2fs", inFlight, time.Since(start).Seconds())
 	return nil
 }
+
+// Active is the number of requests being served.
+func (s *Server) Active() int { return int(s.active.Load()) }
 
 // chance draws one seeded Bernoulli(p) for fault injection.
 func (s *Server) chance(p float64) bool {
@@ -149,11 +176,11 @@ func (s *Server) uniform(n int) int {
 	return s.rng.IntN(n)
 }
 
-// traffic draws one (think, answer) pair.
-func (s *Server) traffic() (think, answer int) {
+// traffic draws one (think, answer) pair for thinking mode m.
+func (s *Server) traffic(m Thinking) (think, answer int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	think, answer = s.cfg.Traffic()
+	think, answer = s.cfg.Traffic(m)
 	return max(think, 0), max(answer, 0)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,7 +23,10 @@ type serveOptions struct {
 	dep            deploymentFlags
 	host           string
 	port           int
-	servedName     string
+	servedNames    []string
+	logLevel       string
+	noLogStats     bool
+	statsInterval  time.Duration
 	timeScale      float64
 	traffic        string
 	reasoningField string
@@ -44,20 +48,37 @@ same simulated engine as simulate, advancing on the wall clock: requests queue,
 the KV cache fills, preemptions happen and TPOT grows with the batch. Use it to
 test clients, gateways, dashboards and timeouts without GPUs.
 
-Requests that force their length (ignore_eos, or min_tokens = max_tokens)
-generate max_tokens; others draw their thinking and answer lengths from
---traffic. --time-scale 10 runs ten times faster than real time; /version
-reports the scale.`,
-		Example: `  thinkcap serve --model qwen3-8b --gpu h100-sxm --port 8000
+The request decides whether the model thinks (chat_template_kwargs
+enable_thinking, reasoning_effort, and whether the model can turn thinking
+off); --traffic only says how long: thinking off draws from its classes that
+do not think, a reasoning_effort from the class of that mode, thinking on
+from its thinking classes. Requests that force their length (ignore_eos, or
+min_tokens = max_tokens) generate max_tokens, split as a draw says.
+--time-scale 10 runs ten times faster than real time; /version reports the
+scale.
+
+As vLLM, it serves the --model argument as given (Qwen/Qwen3-8B or qwen3-8b
+both pick the profile) unless --served-model-name names others; a request
+may use any of them.`,
+		Example: `  thinkcap serve --model Qwen/Qwen3-8B --gpu h100-sxm --port 8000
+  thinkcap serve --model qwen3-8b --served-model-name qwen3 Qwen/Qwen3-8B --log-level debug
   curl -N localhost:8000/v1/chat/completions -d '{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"hi"}],"max_tokens":20,"stream":true}'`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &o) },
+		// Arguments are more served model names: vLLM's
+		// --served-model-name takes several (nargs="+").
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, &o, args) },
 	}
 	fs := cmd.Flags()
 	o.dep.register(fs)
+	// vllm serve's model is a Hugging Face id, served under that name.
+	fs.Lookup("model").DefValue = "Qwen/Qwen3-8B"
+	o.dep.model = "Qwen/Qwen3-8B"
 	fs.StringVar(&o.host, "host", "127.0.0.1", "address to listen on")
 	fs.IntVar(&o.port, "port", 8000, "port to listen on (0: any free port)")
-	fs.StringVar(&o.servedName, "served-model-name", "", "model name in the API (default: the model's Hugging Face id)")
+	fs.StringSliceVar(&o.servedNames, "served-model-name", nil, "names the API answers to, the first listed first (default: --model as given); several: space-separated, comma-separated or repeated")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug (adds an access line per request), info, warning, error or critical")
+	fs.BoolVar(&o.noLogStats, "disable-log-stats", false, "do not log the periodic throughput and KV cache line")
+	fs.DurationVar(&o.statsInterval, "log-stats-interval", 10*time.Second, "how often to log the throughput and KV cache line (vLLM's VLLM_LOG_STATS_INTERVAL)")
 	fs.Float64Var(&o.timeScale, "time-scale", 1, "simulated seconds per wall second (>1 runs faster than real time)")
 	fs.StringVar(&o.traffic, "traffic", defaultTraffic, "traffic profile whose think/answer lengths requests without forced lengths get")
 	fs.StringVar(&o.reasoningField, "reasoning-field", emulator.ReasoningField, "reasoning (vLLM ≥ 0.11) or reasoning_content (older servers)")
@@ -69,7 +90,18 @@ reports the scale.`,
 	return cmd
 }
 
-func runServe(cmd *cobra.Command, o *serveOptions) error {
+func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
+	names, err := servedModelNames(cmd.Flags().Changed("served-model-name"), o.servedNames, args)
+	if err != nil {
+		return badInput(err)
+	}
+	level, err := emulator.ParseLogLevel(o.logLevel)
+	if err != nil {
+		return badInput(fmt.Errorf("--log-level: %w", err))
+	}
+	if o.statsInterval <= 0 {
+		return badInput(fmt.Errorf("--log-stats-interval %v: want a positive duration", o.statsInterval))
+	}
 	if o.port < 0 || o.port > 65535 {
 		return badInput(fmt.Errorf("--port %d: want 0..65535", o.port))
 	}
@@ -95,11 +127,17 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--traffic: %w", err))
 	}
+	sampler, err := emulator.NewClassSampler(classes, uint64(o.dep.seed))
+	if err != nil {
+		return badInput(fmt.Errorf("--traffic: %w", err))
+	}
 	emu, err := emulator.New(emulator.Config{
-		Sim: cfg, ModelName: o.servedName, TimeScale: o.timeScale,
+		Sim: cfg, ModelPath: o.dep.model, ServedModelNames: names, TimeScale: o.timeScale,
 		ReasoningField: o.reasoningField, NoReasoningParser: o.noParser,
-		Traffic:  trafficSampler(classes, uint64(o.dep.seed)),
+		Traffic:  sampler.Draw,
 		FailRate: o.failRate, AbortRate: o.abortRate, HeaderDelay: o.headerDelay, Seed: uint64(o.dep.seed),
+		Log:              emulator.NewLogger(cmd.OutOrStdout(), level),
+		LogStatsInterval: o.statsInterval, DisableLogStats: o.noLogStats,
 	})
 	if err != nil {
 		return badInput(err)
@@ -111,6 +149,34 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveUntil(ctx, cmd, emu, ln, o.drainTimeout)
+}
+
+// servedModelNames are --served-model-name's names: comma-separated or
+// repeated in the flag, and the arguments after it (vLLM's nargs="+").
+// Arguments without the flag are an error.
+func servedModelNames(given bool, flag, args []string) ([]string, error) {
+	if !given {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected arguments %q: serve takes flags only (more served model names follow --served-model-name)", args)
+		}
+		return nil, nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range append(append([]string(nil), flag...), args...) {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return nil, errors.New("--served-model-name: empty name")
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("--served-model-name: no name given")
+	}
+	return names, nil
 }
 
 // serveUntil serves on ln until ctx is done, then drains in-flight
@@ -126,7 +192,7 @@ func serveUntil(ctx context.Context, cmd *cobra.Command, emu *emulator.Server, l
 
 	c, capacity := emu.SimConfig(), emu.Capacity()
 	fmt.Fprintf(cmd.OutOrStdout(), "thinkcap serve: http://%s model %s (%s on %d× %s, %d replica(s)): %d KV blocks of %d tokens = %d tokens per replica, max concurrency %.2fx at max_model_len %d; time scale %g\n",
-		ln.Addr(), emu.ModelName(), c.Model.Name, c.TensorParallelSize, c.GPU.Name, c.Replicas,
+		ln.Addr(), strings.Join(emu.ServedModelNames(), ", "), c.Model.Name, c.TensorParallelSize, c.GPU.Name, c.Replicas,
 		capacity.NumGPUBlocks, capacity.BlockSize, capacity.KVCacheTokens, capacity.MaxConcurrency, c.MaxModelLen, emu.TimeScale())
 
 	select {
@@ -139,42 +205,12 @@ func serveUntil(ctx context.Context, cmd *cobra.Command, emu *emulator.Server, l
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
-	go func() { _ = emu.Shutdown(dctx) }() // new requests get 503 from now
+	// New requests get 503 from now; emu.Shutdown logs what it drained.
+	drained := make(chan struct{})
+	go func() { _ = emu.Shutdown(dctx); close(drained) }()
 	if err := srv.Shutdown(dctx); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap serve: drain timeout %v passed: closing the remaining streams\n", drain)
-		_ = srv.Close()
+		_ = srv.Close() // the drain timeout passed: close the remaining streams
 	}
+	<-drained
 	return nil
-}
-
-// trafficSampler draws (think, answer) from the traffic profile's classes
-// by share, each length from its own seeded stream.
-func trafficSampler(classes []workload.Class, seed uint64) func() (int, int) {
-	classRand := workload.NewStream(seed, "serve/class")
-	think := workload.NewStream(seed, "serve/think")
-	answer := workload.NewStream(seed, "serve/answer")
-	total := 0.0
-	for _, c := range classes {
-		total += max(c.Share, 0)
-	}
-	return func() (int, int) {
-		u := classRand.Float64() * total
-		k := len(classes) - 1
-		for i, c := range classes {
-			if u < max(c.Share, 0) {
-				k = i
-				break
-			}
-			u -= max(c.Share, 0)
-		}
-		c := classes[k]
-		t, a := 0, 0
-		if c.Think != nil {
-			t = c.Think.Sample(think)
-		}
-		if c.Answer != nil {
-			a = c.Answer.Sample(answer)
-		}
-		return t, a
-	}
 }

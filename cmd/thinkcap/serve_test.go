@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -196,5 +198,99 @@ func TestServeBadInput(t *testing.T) {
 		if _, ok := err.(*badInputError); !ok {
 			t.Errorf("%v: %v, want bad input", args, err)
 		}
+	}
+}
+
+// startServe runs `thinkcap serve args...` on a free loopback port until
+// the test ends and returns its URL and its output so far.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	out := &syncBuffer{}
+	c := newServeCmd()
+	c.SetArgs(append([]string{"--port", "0", "--drain-timeout", "2s"}, args...))
+	c.SetOut(out)
+	c.SetErr(out)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, rest, ok := strings.Cut(out.String(), "http://"); ok {
+			return "http://" + strings.Fields(rest)[0], out
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited: %v: %s", err, out.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no ready line: %q", out.String())
+	return "", nil
+}
+
+// TestServeThinksWhenAsked: through `thinkcap serve` with its default
+// traffic profile (whose most common class does not think), 400 plain chat
+// requests to Qwen3 (thinking on by default) and 400 with enable_thinking
+// true all come back with reasoning, and 400 with thinking off none.
+func TestServeThinksWhenAsked(t *testing.T) {
+	url, _ := startServe(t, "--time-scale", "100000", "--seed", "4")
+	const n = 400
+	for _, tc := range []struct {
+		name, extra string
+		wantMin     float64
+		wantMax     float64
+	}{
+		{"default", ``, 0.99, 1},
+		{"enable_thinking true", `,"chat_template_kwargs":{"enable_thinking":true}`, 0.99, 1},
+		{"enable_thinking false", `,"chat_template_kwargs":{"enable_thinking":false}`, 0, 0},
+		{"reasoning_effort none", `,"reasoning_effort":"none"`, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			thinking := 0
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			sem := make(chan struct{}, 16)
+			for i := range n {
+				wg.Go(func() {
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					body := fmt.Sprintf(`{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"question %d"}]%s}`, i, tc.extra)
+					resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer resp.Body.Close()
+					var c struct {
+						Choices []struct {
+							Message struct {
+								Reasoning *string `json:"reasoning"`
+							} `json:"message"`
+						} `json:"choices"`
+					}
+					if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || len(c.Choices) != 1 {
+						t.Errorf("status %d: %v", resp.StatusCode, err)
+						return
+					}
+					if r := c.Choices[0].Message.Reasoning; r != nil && *r != "" {
+						mu.Lock()
+						thinking++
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			if f := float64(thinking) / n; f < tc.wantMin || f > tc.wantMax {
+				t.Fatalf("%d of %d requests came back with reasoning (%.3f), want a fraction in [%g, %g]", thinking, n, f, tc.wantMin, tc.wantMax)
+			}
+		})
 	}
 }

@@ -68,7 +68,19 @@ type SamplingExtras struct {
 	RequestID string `json:"request_id,omitempty"`
 	// Priority needs --scheduling-policy priority; lower is served first.
 	Priority int `json:"priority,omitempty"`
+	// VLLMXArgs is vllm_xargs: extra per-request arguments (string or
+	// number values) that vLLM hands to custom extensions as
+	// SamplingParams.extra_args (chat_completion/protocol.py); stock vLLM
+	// ignores keys it does not know. thinkcap puts XArgThinkTokens here.
+	VLLMXArgs map[string]any `json:"vllm_xargs,omitempty"`
 }
+
+// XArgThinkTokens is the vllm_xargs key with which a length-forced request
+// (min_tokens = max_tokens) says how many of its tokens should be thinking.
+// A real model thinks as long as it likes; thinkcap serve honours it, so
+// that a load test against the emulator gets the think/answer split of its
+// records (vLLM's API has no field for it).
+const XArgThinkTokens = "thinkcap_think_tokens"
 
 // ChatRequest is the body of POST /v1/chat/completions
 // (vllm/entrypoints/openai/chat_completion/protocol.py
