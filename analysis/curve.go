@@ -22,6 +22,11 @@ type CategoryCurve struct {
 	// tokens (see Knee), or the smallest budget when accuracy peaks there
 	// (extraction and classification typically do at budget 0).
 	RecommendedBudget int `json:"recommended_budget"`
+	// NoKnee is true when accuracy is still rising at the largest budget
+	// tested and Kneedle finds no knee before it: more thinking kept paying
+	// in the tested range, so RecommendedBudget is that largest (most
+	// accurate) budget and a larger one may do better still.
+	NoKnee bool `json:"no_knee,omitempty"`
 	// Points are in increasing budget.
 	Points []CurvePoint `json:"points"`
 	// knee is the index in Points of RecommendedBudget, for the plot.
@@ -98,7 +103,7 @@ func (a *CurveAccumulator) Result() CurveReport {
 			p.AccuracyPer1KTokens = p.Accuracy / max(p.MeanTokens, 1) * 1000
 			curve.Points = append(curve.Points, p)
 		}
-		curve.knee = recommend(curve.Points)
+		curve.knee, curve.NoKnee = recommend(curve.Points)
 		curve.RecommendedBudget = curve.Points[curve.knee].Budget
 		rep.Categories = append(rep.Categories, curve)
 	}
@@ -110,16 +115,19 @@ func (c *CategoryCurve) KneeIndex() int { return c.knee }
 
 // recommend picks the point to deploy from points sorted by budget: the
 // smallest budget when nothing beats its accuracy (more thinking buys
-// nothing), else the knee of accuracy versus mean tokens.
-func recommend(points []CurvePoint) int {
+// nothing), else the knee of accuracy versus mean tokens. noKnee says the
+// curve has no knee and its most accurate point is the largest budget: the
+// tested budgets end before the returns diminish.
+func recommend(points []CurvePoint) (i int, noKnee bool) {
 	first := points[0].Accuracy
 	if !slices.ContainsFunc(points[1:], func(p CurvePoint) bool { return p.Accuracy > first }) {
-		return 0
+		return 0, false
 	}
 	x := make([]float64, len(points))
 	y := make([]float64, len(points))
 	for i, p := range points {
 		x[i], y[i] = p.MeanTokens, p.Accuracy
 	}
-	return Knee(x, y)
+	k, confirmed := FindKnee(x, y)
+	return k, !confirmed && k == len(points)-1
 }

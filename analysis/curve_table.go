@@ -8,8 +8,9 @@ import (
 
 // WriteCurveTable writes r for a terminal: per category, a table of budget,
 // items, accuracy, mean tokens and accuracy per thousand tokens, the knee
-// marked, and the recommended budget above it. Only write errors are
-// returned.
+// marked, and the recommended budget above it (or, when accuracy is still
+// rising at the largest budget, that there is no knee in the tested
+// range). Only write errors are returned.
 func WriteCurveTable(w io.Writer, r *CurveReport) error {
 	if r == nil {
 		return errors.New("write curve table: nil report")
@@ -20,7 +21,12 @@ func WriteCurveTable(w io.Writer, r *CurveReport) error {
 		if i > 0 {
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintf(ew, "category %s: recommended budget %s\n", classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+		if c.NoKnee {
+			fmt.Fprintf(ew, "category %s: no knee within the tested budgets: accuracy still rising at budget %s (try larger budgets)\n",
+				classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+		} else {
+			fmt.Fprintf(ew, "category %s: recommended budget %s\n", classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+		}
 		if err := writeCurve(ew, c); err != nil {
 			return fmt.Errorf("write curve table: %w", err)
 		}
@@ -36,7 +42,10 @@ func writeCurve(w io.Writer, c *CategoryCurve) error {
 	t := newLabeledTable(w, 0, "budget", "items", "accuracy", "mean tokens", "acc/1k tok", "knee")
 	for i, p := range c.Points {
 		knee := ""
-		if i == c.knee {
+		switch {
+		case i == c.knee && c.NoKnee:
+			knee = "<- most accurate"
+		case i == c.knee:
 			knee = "<- knee"
 		}
 		cells := []string{formatInt(int64(p.Budget)), formatInt(int64(p.Items)), formatPercent(p.Accuracy),

@@ -97,6 +97,66 @@ func TestCurvePeakAtZero(t *testing.T) {
 	}
 }
 
+// TestCurveNoKnee: a curve still rising at its largest budget has no knee
+// in the tested range, and the report says so rather than calling the
+// most accurate budget a knee; a curve that flattens has its knee and no
+// no_knee key.
+func TestCurveNoKnee(t *testing.T) {
+	tests := []struct {
+		name   string
+		rows   [][]workload.EvalRow
+		noKnee bool
+		budget int
+	}{
+		// The sample eval's math: noisy and still rising at 4,096.
+		{"still rising", [][]workload.EvalRow{
+			evalRows("math", 0, 120, 36, 183), evalRows("math", 256, 120, 54, 439),
+			evalRows("math", 512, 120, 49, 694), evalRows("math", 1024, 120, 69, 1172),
+			evalRows("math", 2048, 120, 75, 1931), evalRows("math", 4096, 120, 97, 2757),
+		}, true, 4096},
+		{"straight line", [][]workload.EvalRow{
+			evalRows("math", 0, 10, 2, 100), evalRows("math", 512, 10, 5, 600), evalRows("math", 1024, 10, 8, 1100),
+		}, true, 1024},
+		{"two budgets", [][]workload.EvalRow{evalRows("math", 0, 10, 2, 100), evalRows("math", 512, 10, 5, 600)}, true, 512},
+		{"flattens", [][]workload.EvalRow{
+			evalRows("math", 0, 10, 2, 300), evalRows("math", 512, 10, 5, 800), evalRows("math", 1024, 10, 7, 1300),
+			evalRows("math", 2048, 10, 8, 2300), evalRows("math", 4096, 10, 8, 4000),
+		}, false, 1024},
+		// Rising at the end, but not the most accurate: the knee stands.
+		{"dips and recovers below the peak", [][]workload.EvalRow{
+			evalRows("rag", 0, 10, 5, 200), evalRows("rag", 256, 10, 8, 420), evalRows("rag", 512, 10, 9, 650),
+			evalRows("rag", 2048, 10, 6, 1800), evalRows("rag", 4096, 10, 7, 2000),
+		}, false, 512},
+		{"best at budget 0", [][]workload.EvalRow{evalRows("x", 0, 10, 9, 100), evalRows("x", 512, 10, 8, 600)}, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := NewCurveAccumulator()
+			for _, r := range tt.rows {
+				for i := range r {
+					a.Add(&r[i])
+				}
+			}
+			rep := a.Result()
+			c := rep.Categories[0]
+			if c.NoKnee != tt.noKnee || c.RecommendedBudget != tt.budget {
+				t.Errorf("no_knee %v, budget %d; want %v, %d", c.NoKnee, c.RecommendedBudget, tt.noKnee, tt.budget)
+			}
+			var buf bytes.Buffer
+			if err := WriteCurveTable(&buf, &rep); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(rep)
+			said := bytes.Contains(buf.Bytes(), []byte("no knee within the tested budgets"))
+			marked := bytes.Contains(buf.Bytes(), []byte("<- knee"))
+			keyed := bytes.Contains(b, []byte(`"no_knee":true`))
+			if said != tt.noKnee || marked == tt.noKnee || keyed != tt.noKnee {
+				t.Errorf("table says no knee %v, marks a knee %v, JSON no_knee %v:\n%s%s", said, marked, keyed, buf.String(), b)
+			}
+		})
+	}
+}
+
 func TestCurveJSON(t *testing.T) {
 	rep := sampleCurves()
 	b, err := json.Marshal(rep)

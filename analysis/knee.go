@@ -46,9 +46,17 @@ const KneeSensitivity = 1.0
 // Ties go to the smaller x. x and y must have the same length and hold no
 // NaN; they are not modified.
 func Knee(x, y []float64) int {
+	k, _ := FindKnee(x, y)
+	return k
+}
+
+// FindKnee is Knee, and says whether the point is a knee Kneedle confirmed
+// (step 3) rather than a fallback for a curve without one: all y equal,
+// all x equal, or no diminishing returns in the measured range.
+func FindKnee(x, y []float64) (i int, confirmed bool) {
 	n := len(x)
 	if n == 0 || len(y) != n {
-		return -1
+		return -1, false
 	}
 	order := make([]int, n)
 	for i := range order {
@@ -59,18 +67,18 @@ func Knee(x, y []float64) int {
 	yMin, yMax := slices.Min(y), slices.Max(y)
 	switch {
 	case yMax == yMin:
-		return order[0]
+		return order[0], false
 	case xMax == xMin:
-		return highest(order, y)
+		return highest(order, y), false
 	}
 	d := make([]float64, n) // the difference curve, in x order
 	for k, i := range order {
 		d[k] = (y[i]-yMin)/(yMax-yMin) - (x[i]-xMin)/(xMax-xMin)
 	}
 	if k := confirmedKnee(d, KneeSensitivity/float64(n-1)); k >= 0 {
-		return order[k]
+		return order[k], true
 	}
-	return highest(order, y)
+	return highest(order, y), false
 }
 
 // confirmedKnee is steps 3 and 4 of Knee on the difference curve d: the

@@ -52,6 +52,38 @@ func TestKnee(t *testing.T) {
 	}
 }
 
+// TestFindKneeConfirmed: the fallbacks (no diminishing returns, flat,
+// equal x) are not reported as knees Kneedle confirmed.
+func TestFindKneeConfirmed(t *testing.T) {
+	tests := []struct {
+		name      string
+		x, y      []float64
+		want      int
+		confirmed bool
+	}{
+		{"piecewise linear", []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+			[]float64{0, 1, 2, 3, 3.1, 3.2, 3.3, 3.4, 3.5, 3.6, 3.7}, 3, true},
+		{"declines after its peak", []float64{100, 300, 600, 1200, 2400, 4800},
+			[]float64{0.30, 0.60, 0.75, 0.78, 0.74, 0.70}, 2, true},
+		{"peaks at the first point", []float64{50, 400, 900}, []float64{0.92, 0.90, 0.85}, 0, true},
+		{"noisy and still rising", []float64{183, 439, 694, 1172, 1931, 2757},
+			[]float64{0.30, 0.45, 0.408, 0.575, 0.625, 0.808}, 5, false},
+		{"convex", []float64{0, 1, 2, 3}, []float64{0, 0.1, 0.4, 0.9}, 3, false},
+		{"two points", []float64{100, 800}, []float64{0.4, 0.7}, 1, false},
+		{"flat", []float64{50, 400, 900}, []float64{0.5, 0.5, 0.5}, 0, false},
+		{"equal x", []float64{100, 100, 100}, []float64{0.4, 0.6, 0.5}, 1, false},
+		{"empty", nil, nil, -1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, confirmed := FindKnee(tt.x, tt.y)
+			if got != tt.want || confirmed != tt.confirmed {
+				t.Errorf("FindKnee = %d, %v; want %d, %v", got, confirmed, tt.want, tt.confirmed)
+			}
+		})
+	}
+}
+
 // TestKneeOrderFree: the knee is a point, not a position; shuffling the
 // input finds the same point.
 func TestKneeOrderFree(t *testing.T) {

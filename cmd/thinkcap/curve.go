@@ -26,8 +26,10 @@ budget, with the recommended budget: the knee of accuracy versus mean tokens
 found by Kneedle (Satopää et al. 2011: both axes scaled to [0, 1], the knee is
 the highest point above the diagonal after which the curve clearly flattens),
 or the smallest budget when nothing beats its accuracy. A curve that declines
-after its peak (overthinking) never gets a knee past the peak; one that keeps
-paying in the measured range (no knee) gets its most accurate budget.
+after its peak (overthinking) never gets a knee past the peak. One still rising
+at the largest budget has no knee within the tested budgets: curve says so
+(no_knee in JSON) and names that largest, most accurate budget; a larger one
+may pay more.
 
 --plot draws accuracy against mean tokens per category as a PNG, knees ringed.`,
 		Example: `  thinkcap curve eval.jsonl

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 type statsOptions struct {
@@ -28,8 +29,12 @@ seed tutorial's capacity view (seconds per request at p50/p90/p99 = total × tpo
 sustainable req/s = concurrency / (mean total × tpot)); and, when the log has
 finish reasons, how often requests hit max_tokens and how often they were cut
 inside the thinking (finish_reason length with no answer token: an unclosed
-<think>).`,
+<think>).
+
+LOG may also be a run's results.jsonl (loadtest, simulate --results): the ok
+records are summarised as requests and the others counted by status.`,
 		Example: `  thinkcap stats requests.jsonl
+  thinkcap stats thinkcap-loadtest-20261201-220000/results.jsonl
   thinkcap stats requests.csv.gz --tpot 0.02 --concurrency 64 -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runStats(cmd, args[0], &o) },
@@ -53,7 +58,7 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 		return badInput(fmt.Errorf("--concurrency must be at least 1, got %d", o.concurrency))
 	}
 	acc := analysis.NewStatsAccumulator(analysis.StatsOptions{TPOTS: o.tpotS, Concurrency: o.concurrency})
-	if err := o.log.each(path, cmd.ErrOrStderr(), acc.Add); err != nil {
+	if err := eachStatsRecord(cmd, path, &o.log, acc); err != nil {
 		return err
 	}
 	rep := acc.Result()
@@ -62,6 +67,24 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 		return writeJSON(out, rep)
 	}
 	return analysis.WriteStatsTable(out, &rep)
+}
+
+// eachStatsRecord feeds the log at path into acc: a results.jsonl of
+// loadtest or simulate --results (recognised by its status field, when no
+// --workload-format or --map says how to read the file) record by record,
+// so that failed requests are counted by status rather than rejected as
+// invalid requests; any other log as requests.
+func eachStatsRecord(cmd *cobra.Command, path string, log *logFlags, acc *analysis.StatsAccumulator) error {
+	if log.format == "" && log.mapping == "" {
+		results, err := workload.IsResultsFile(path)
+		if err != nil {
+			return badInput(err)
+		}
+		if results {
+			return badInput(workload.EachResultFile(path, acc.AddResult))
+		}
+	}
+	return log.each(path, cmd.ErrOrStderr(), acc.Add)
 }
 
 // checkTableOrJSON checks the -o flag of a command that prints a table or

@@ -139,3 +139,53 @@ func TestAnalysisBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsOfResults reads a load test's results.jsonl: the ok records are
+// summarised, the failed ones (whose prompt_tokens 0 no request log may
+// have) counted by status instead of failing the read.
+func TestStatsOfResults(t *testing.T) {
+	path := filepath.Join("testdata", "stats-results.jsonl")
+	out, errOut, code := execAnalysisCmd(t, newStatsCmd(), path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Overall struct {
+			Count int
+			Think struct{ Mean, Max float64 }
+		}
+		Failed map[string]int
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The timeout's 150 think tokens are not a length it would have had.
+	if rep.Overall.Count != 2 || rep.Overall.Think.Mean != 300 || rep.Overall.Think.Max != 400 {
+		t.Errorf("overall %+v, want the 2 ok records (think mean 300, max 400)", rep.Overall)
+	}
+	if len(rep.Failed) != 2 || rep.Failed["http_error"] != 2 || rep.Failed["timeout"] != 1 {
+		t.Errorf("failed %v, want http_error 2, timeout 1", rep.Failed)
+	}
+
+	out, errOut, code = execAnalysisCmd(t, newStatsCmd(), path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"thinkcap stats: 2 requests in 1 classes", "failed: 3 not summarised (http_error 2, timeout 1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Read as a request log on purpose, the failed records are invalid.
+	_, errOut, code = execAnalysisCmd(t, newStatsCmd(), path, "--workload-format", "native")
+	if code != exitBadInput || !strings.Contains(errOut, "stats-results.jsonl:2: prompt_tokens") {
+		t.Errorf("--workload-format native: exit %d, %s", code, errOut)
+	}
+	// A results file with a bad record names its line.
+	bad := writeTemp(t, "results.jsonl", `{"status":"ok","think_tokens":1}`+"\n"+`{"status":"exploded"}`+"\n")
+	_, errOut, code = execAnalysisCmd(t, newStatsCmd(), bad)
+	if code != exitBadInput || !strings.Contains(errOut, "results.jsonl:2: status") {
+		t.Errorf("bad status: exit %d, %s", code, errOut)
+	}
+}
