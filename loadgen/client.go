@@ -355,12 +355,15 @@ func (c *Client) Do(ctx context.Context, req Request) Measurement {
 	if c.cfg.HeaderTimeout > 0 {
 		headerTimer = time.AfterFunc(c.cfg.HeaderTimeout, func() { cancel(errHeaderTimeout) })
 	}
+	var trace connTrace
+	hreq = hreq.WithContext(trace.attach(hreq.Context()))
 	m.Sent = time.Now()
 	resp, err := c.http.Do(hreq)
 	if headerTimer != nil {
 		headerTimer.Stop()
 	}
 	now := time.Now()
+	m.Connect, m.Wrote = trace.result()
 	if err != nil {
 		m.End = now
 		c.fail(&m, parent, ctx, err, workload.StatusHTTPError)
@@ -460,6 +463,10 @@ func (c *Client) fail(m *Measurement, parent, ctx context.Context, err error, st
 		m.Status, m.Error = workload.StatusTimeout, fmt.Sprintf("no response headers within %v", c.cfg.HeaderTimeout)
 	case errors.Is(cause, errRequestTimeout):
 		m.Status, m.Error = workload.StatusTimeout, fmt.Sprintf("request not done within %v", c.cfg.RequestTimeout)
+	case isConnectError(err):
+		// Before the timeout case: a dial that timed out never reached
+		// the server either.
+		m.Status, m.Error = workload.StatusConnectError, c.redact(connectErrorText(err))
 	case errors.As(err, &ne) && ne.Timeout():
 		m.Status, m.Error = workload.StatusTimeout, c.redact(err.Error())
 	default:
@@ -472,7 +479,14 @@ func (c *Client) httpError(m *Measurement, resp *http.Response) {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	m.End = time.Now()
 	m.Status = workload.StatusHTTPError
-	if msg, _, _, ok := vllmapi.ParseError(b); ok {
+	msg, _, _, ok := vllmapi.ParseError(b)
+	if vllmapi.IsRejection(resp.StatusCode, msg) {
+		// Turned away, not broken: the server's admission said no (429
+		// from a rate limiter or gateway, 400 over max_model_len), as
+		// the simulator's rejected requests.
+		m.Status = workload.StatusRejected
+	}
+	if ok {
 		m.Error = c.redact(msg)
 		return
 	}

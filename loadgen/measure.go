@@ -27,6 +27,13 @@ type Measurement struct {
 	// bytes of the body arrived (with vLLM, the role chunk sent with the
 	// first engine output).
 	Sent, Headers, FirstByte time.Time
+	// Wrote is when the request (headers and body) was written on the
+	// connection: the server's clock starts here. Latencies "from sent"
+	// count from it, so they never include the client's own dialling.
+	Wrote time.Time
+	// Connect is the wait for a new connection (DNS, TCP, TLS) when no
+	// idle one was there; 0 on a reused (warmed) connection.
+	Connect time.Duration
 	// FirstToken is the first chunk carrying any generated text (reasoning,
 	// answer or tool call): role-only and empty deltas are not tokens.
 	FirstToken time.Time
@@ -138,7 +145,19 @@ func (m *Measurement) Result(req workload.Request, scheduled, start time.Time) w
 	res.TokenSource = m.TokenSource
 	res.HTTPStatus = m.HTTPStatus
 	res.Error = m.Error
+	if m.Connect > 0 {
+		res.ConnectS = seconds(m.Connect)
+	}
 	return res
+}
+
+// Written is the origin of the "from sent" latencies: when the request
+// was written on the connection, else (no trace) when it was sent.
+func (m *Measurement) Written() time.Time {
+	if !m.Wrote.IsZero() {
+		return m.Wrote
+	}
+	return m.Sent
 }
 
 func seconds(d time.Duration) float64 { return d.Seconds() }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,14 @@ type RunConfig struct {
 	// included, from the request's goroutine: write results incrementally
 	// here so an interrupted run keeps what it had.
 	OnResult func(res *workload.Result, m *Measurement, warmup bool)
+	// MaxConsecutiveFailures > 0 is the circuit breaker: after that many
+	// consecutive connection failures, or as many consecutive HTTP errors
+	// of one code no retry changes (401, 403, 404), the run stops sending,
+	// cancels what is in flight and says why in Outcome.Aborted. 0: off.
+	MaxConsecutiveFailures int
+	// OnAbort, if set, is called once with the reason when the breaker
+	// trips, so the user hears it before the in-flight requests drain.
+	OnAbort func(reason string)
 }
 
 // Outcome is what a run measured.
@@ -66,6 +75,9 @@ type Outcome struct {
 	LagP50S, LagP99S, LagMaxS float64
 	// Late counts requests sent more than LateThreshold after schedule.
 	Late int
+	// Aborted is why the circuit breaker stopped the run ("" when it did
+	// not): requests never sent have no record.
+	Aborted string
 }
 
 // LateThreshold is how late a send must be to count as late.
@@ -74,8 +86,11 @@ const LateThreshold = 10 * time.Millisecond
 // Run drives the load and returns when every issued request has finished
 // (or ctx is cancelled: in-flight requests then end as cancelled records).
 func Run(ctx context.Context, doer Doer, cfg RunConfig) Outcome {
-	r := &runner{cfg: cfg, doer: doer, results: make([]slot, len(cfg.Requests))}
+	r := &runner{cfg: cfg, doer: doer, results: make([]slot, len(cfg.Requests)),
+		breaker: &breaker{max: cfg.MaxConsecutiveFailures}}
 	r.index()
+	ctx, r.abort = context.WithCancelCause(ctx)
+	defer r.abort(nil)
 	r.start = time.Now()
 	if cfg.Concurrency > 0 {
 		r.closedLoop(ctx)
@@ -83,8 +98,15 @@ func Run(ctx context.Context, doer Doer, cfg RunConfig) Outcome {
 		r.openLoop(ctx)
 	}
 	r.wg.Wait()
-	return r.outcome(time.Now())
+	o := r.outcome(time.Now())
+	if reason, ok := r.aborted.Load().(string); ok {
+		o.Aborted = reason
+	}
+	return o
 }
+
+// errAborted is the cause of the run's context when the breaker trips.
+var errAborted = errors.New("run aborted by the circuit breaker")
 
 type runner struct {
 	cfg      RunConfig
@@ -96,6 +118,9 @@ type runner struct {
 	roots    []int         // requests the schedule sends, in order
 	children map[int][]int // request → its follow-ups
 	followUp []bool        // request i is a follow-up
+	breaker  *breaker
+	abort    context.CancelCauseFunc
+	aborted  atomic.Value // string: why the breaker tripped
 }
 
 // index separates the scheduled requests from follow-ups. A follow-up
@@ -198,8 +223,20 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 		built.SaveText = true // a continuation needs the trace
 	}
 	m := r.doer.Do(ctx, built)
+	if reason, trip := r.breaker.observe(&m); trip {
+		r.aborted.Store(reason)
+		if r.cfg.OnAbort != nil {
+			r.cfg.OnAbort(reason)
+		}
+		// Stops the schedule and cancels what is in flight: those end as
+		// cancelled records, the rest are never sent.
+		r.abort(errAborted)
+	}
 	res := m.Result(req, scheduled, r.start)
-	sent := m.Result(req, m.Sent, r.start)
+	// "From sent" counts from when the request was written: a dial the
+	// warm pool could not spare is the client's time (connect_s), not
+	// the server's.
+	sent := m.Result(req, m.Written(), r.start)
 	if len(kids) > 0 && m.OK() {
 		res.Continued, sent.Continued = true, true
 	}

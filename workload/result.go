@@ -9,6 +9,10 @@ const (
 	StatusTimeout     = "timeout"
 	StatusTruncated   = "truncated"
 	StatusCancelled   = "cancelled"
+	// StatusConnectError is a load-test request that never reached the
+	// server: the connection was refused or could not be opened (dial,
+	// DNS). A 429 is StatusRejected; other HTTP errors StatusHTTPError.
+	StatusConnectError = "connect_error"
 )
 
 // Result is the outcome of one request, the same schema from `simulate
@@ -54,6 +58,11 @@ type Result struct {
 	TokenSource string  `json:"token_source,omitempty"`
 	HTTPStatus  int     `json:"http_status,omitempty"`
 	Error       string  `json:"error,omitempty"`
+	// ConnectS is the time spent opening a new connection (DNS, TCP, TLS)
+	// before the request could be written: present only when the warmed
+	// pool had no idle connection mid-run. TTFT from the scheduled time
+	// includes it.
+	ConnectS float64 `json:"connect_s,omitempty"`
 }
 
 // OK reports whether the request completed successfully.

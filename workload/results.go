@@ -12,7 +12,7 @@ import (
 // statuses are the valid Result.Status values.
 var statuses = []string{
 	StatusOK, StatusRejected, StatusHTTPError, StatusStreamError,
-	StatusTimeout, StatusTruncated, StatusCancelled,
+	StatusTimeout, StatusTruncated, StatusCancelled, StatusConnectError,
 }
 
 // ReadResultsFile reads result records from a JSONL file (gzip-compressed or

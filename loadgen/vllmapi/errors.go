@@ -124,3 +124,23 @@ func errorCode(raw json.RawMessage) int {
 	}
 	return int(f)
 }
+
+// IsRejection reports whether an HTTP error turned the request away
+// rather than failing it: 429 (a rate limiter or gateway in front of vLLM;
+// vLLM itself has no admission queue limit) and vLLM's 400 for a prompt
+// plus output over max_model_len (vllm/renderers/params.py
+// _token_len_check, "This model's maximum context length is …"; the
+// max_tokens and engine-side checks of vllm/v1/engine/input_processor.py
+// word it differently). These are the simulator's rejected requests.
+func IsRejection(status int, message string) bool {
+	switch status {
+	case 429:
+		return true
+	case 400:
+		m := strings.ToLower(message)
+		return strings.Contains(m, "maximum context length") ||
+			strings.Contains(m, "cannot be greater than max_model_len") ||
+			strings.Contains(m, "longer than the maximum model length")
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// connTrace times one request's wait for a connection and the moment it
+// was written, through net/http/httptrace. The write hook runs on the
+// transport's writer goroutine, hence the lock.
+type connTrace struct {
+	mu      sync.Mutex
+	getConn time.Time
+	connect time.Duration
+	wrote   time.Time
+}
+
+func (t *connTrace) attach(ctx context.Context) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn: func(string) {
+			t.mu.Lock()
+			t.getConn = time.Now()
+			t.mu.Unlock()
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			if info.Reused {
+				return
+			}
+			// A connection opened for this request: the dial, and the TLS
+			// handshake on https, were the client's time, not the server's.
+			t.mu.Lock()
+			if !t.getConn.IsZero() {
+				t.connect = time.Since(t.getConn)
+			}
+			t.mu.Unlock()
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err != nil {
+				return
+			}
+			t.mu.Lock()
+			t.wrote = time.Now()
+			t.mu.Unlock()
+		},
+	})
+}
+
+func (t *connTrace) result() (time.Duration, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.connect, t.wrote
+}
+
+// isConnectError reports whether err means no connection to the server
+// could be opened: refused, unreachable, DNS, a dial timeout, a proxy
+// that would not connect. Such a request never reached the server.
+func isConnectError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+// connectErrorText is the short cause of a connection failure: "dial tcp
+// 127.0.0.1:8000: connect: connection refused" rather than the whole
+// "Post \"http://…\": …" chain.
+func connectErrorText(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.Error()
+	}
+	return err.Error()
+}
+
+// shortCause is the innermost readable cause of a transport error:
+// "connection refused" for ECONNREFUSED, else the dial error.
+func shortCause(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	var sys *os.SyscallError
+	if errors.As(err, &sys) {
+		return sys.Err.Error()
+	}
+	if isConnectError(err) {
+		return connectErrorText(err)
+	}
+	return err.Error()
+}
+
+// NewHTTPClient is the load generator's HTTP client: a transport tuned for
+// thousands of concurrent streams (see NewClient), trusting caCert's CAs
+// on https when set. Share one between Preflight, the Client and
+// WarmConnections so that the connections they open are the ones the run
+// uses.
+func NewHTTPClient(caCert string) (*http.Client, error) {
+	tr, err := newTransport(caCert)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: tr}, nil
+}
+
+// MaxWarmConnections bounds WarmConnections: beyond a few hundred streams
+// the dial cost is spread over a long run anyway, and a server's accept
+// backlog should not meet a burst of thousands.
+const MaxWarmConnections = 256
+
+// WarmConnections opens n connections to the server at baseURL before the
+// schedule starts, so that no early request pays for the client's own
+// dialling (and TLS handshake) in its TTFT. It sends n GET /health at
+// once and closes their bodies only when all have answered, so that each
+// needs a connection of its own; the answers' status does not matter (a
+// server without /health still keeps the connection). It returns how many
+// connections answered. Connections the server later closes as idle (vLLM:
+// VLLM_HTTP_TIMEOUT_KEEP_ALIVE, 5 s by default) are dialled again on need,
+// and that request's connect_s says how long it took.
+func WarmConnections(ctx context.Context, client *http.Client, baseURL, apiKey string, n int) int {
+	n = min(n, MaxWarmConnections)
+	root, err := serverRoot(baseURL)
+	if n <= 0 || err != nil {
+		return 0
+	}
+	u := root.JoinPath("health").String()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resps := make([]*http.Response, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			if err != nil {
+				return
+			}
+			req.Header.Set("User-Agent", "thinkcap")
+			scrapeAuthorize(req, apiKey)
+			if resp, err := client.Do(req); err == nil {
+				resps[i] = resp
+			}
+		}()
+	}
+	wg.Wait()
+	opened := 0
+	for _, r := range resps {
+		if r == nil {
+			continue
+		}
+		opened++
+		// Read to the end so the connection goes back to the idle pool.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxErrorBody))
+		r.Body.Close()
+	}
+	return opened
+}
