@@ -35,6 +35,18 @@ type Metadata struct {
 	CacheConfig *CacheConfig `json:"cache_config,omitempty"`
 	Start       time.Time    `json:"start"`
 	End         time.Time    `json:"end,omitzero"`
+	// State is how the run stands: RunRunning from its start (found by a
+	// reader, the process died), then RunComplete, RunInterrupted or
+	// RunAborted; "" in runs written before the key existed.
+	State string `json:"state,omitempty"`
+	// Interrupted is true unless State is RunComplete.
+	Interrupted bool `json:"interrupted"`
+	// Reason says why the run ended early.
+	Reason string `json:"reason,omitempty"`
+	// RequestsPlanned is the schedule's length; RequestsFinished the
+	// result records written.
+	RequestsPlanned  int `json:"requests_planned"`
+	RequestsFinished int `json:"requests_finished"`
 	// Scrape counts the /metrics scrapes and their failures.
 	Scrape *ScrapeStats `json:"scrape,omitempty"`
 	// Options holds the run's resolved options, free-form.

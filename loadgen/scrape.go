@@ -23,6 +23,12 @@ const (
 	// maxMetricsBytes bounds one /metrics body. A large DP deployment with
 	// every histogram is a few MB.
 	maxMetricsBytes = 64 << 20
+	// DefaultMaxSamples bounds the samples a Scraper keeps in memory: 18
+	// hours at one scrape a second, some tens of MB. Past it the scraper
+	// thins its samples (every other one goes), so a run of any length
+	// keeps bounded memory and its whole window at a coarser step;
+	// timeline.csv, written as the samples come, keeps them all.
+	DefaultMaxSamples = 1 << 16
 )
 
 // ScraperConfig configures a Scraper. The zero value of every field but URL
@@ -42,6 +48,12 @@ type ScraperConfig struct {
 	APIKey string
 	// Timeout bounds one scrape; DefaultScrapeTimeout when zero.
 	Timeout time.Duration
+	// OnSample, if set, is called with each sample as it is recorded
+	// (RunDir.AddSample appends it to timeline.csv), outside the
+	// scraper's lock, from the goroutine that scraped.
+	OnSample func(Sample)
+	// MaxSamples bounds the samples kept; DefaultMaxSamples when zero.
+	MaxSamples int
 }
 
 // Sample is one successful scrape: the time the scrape started (as
@@ -87,6 +99,9 @@ func NewScraper(cfg ScraperConfig) *Scraper {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
 	}
+	if cfg.MaxSamples <= 0 {
+		cfg.MaxSamples = DefaultMaxSamples
+	}
 	s := &Scraper{cfg: cfg}
 	s.url, s.err = scrapeMetricsURL(cfg.URL)
 	if u, err := url.Parse(s.url); err == nil {
@@ -125,7 +140,6 @@ func (s *Scraper) Scrape(ctx context.Context) (Sample, error) {
 		err = fmt.Errorf("scrape %s: no vllm:* metrics in the response", s.shown)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.stats.Attempts++
 	if err != nil {
 		s.stats.Failures++
@@ -133,10 +147,15 @@ func (s *Scraper) Scrape(ctx context.Context) (Sample, error) {
 		s.stats.LastErrorTime = start
 	}
 	if !ok {
+		s.mu.Unlock()
 		return Sample{}, err
 	}
 	smp := Sample{Time: start, Snapshot: snap}
 	s.insertLocked(&smp)
+	s.mu.Unlock()
+	if s.cfg.OnSample != nil {
+		s.cfg.OnSample(smp)
+	}
 	return smp, err
 }
 
@@ -158,6 +177,25 @@ func (s *Scraper) insertLocked(smp *Sample) {
 		}
 	}
 	s.samples = slices.Insert(s.samples, i, *smp)
+	if len(s.samples) > s.cfg.MaxSamples {
+		s.samples = thinSamples(s.samples)
+	}
+}
+
+// thinSamples keeps the first sample (the baseline of every window) and
+// every other one after it, in place. Counter deltas survive (counters are
+// cumulative), gauges are averaged over a coarser step, and a counter
+// reset between two kept samples may go unseen.
+func thinSamples(samples []Sample) []Sample {
+	kept := samples[:1]
+	for i := 2; i < len(samples); i += 2 {
+		kept = append(kept, samples[i])
+	}
+	if last := samples[len(samples)-1]; !kept[len(kept)-1].Time.Equal(last.Time) {
+		kept = append(kept, last) // the newest stays: Latest and the window's end
+	}
+	clear(samples[len(kept):])
+	return kept
 }
 
 // fetch GETs /metrics and parses it within the scrape timeout.

@@ -29,6 +29,8 @@ const (
 	metricSpecDraftTokens   = vllmapi.MetricSpecDecodeNumDraftTokensTotal
 	metricSpecAccepted      = vllmapi.MetricSpecDecodeNumAcceptedTokensTotal
 	metricSpecAcceptedByPos = vllmapi.MetricSpecDecodeNumAcceptedTokensPerPosTotal
+
+	metricQueueTime = vllmapi.MetricRequestQueueTimeSeconds
 )
 
 // scrapeNames lists the family names to try for an exposed metric, in

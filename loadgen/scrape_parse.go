@@ -102,7 +102,7 @@ func familyOfMetaLine(line []byte) (string, bool) {
 // readFamilies are the families whose values a Snapshot holds; the rest
 // are only noted as present.
 var readFamilies = func() map[string]bool {
-	m := map[string]bool{metricCacheConfig: true}
+	m := map[string]bool{metricCacheConfig: true, metricQueueTime: true}
 	for _, n := range []string{metricRunning, metricWaiting, metricKVUsage, metricPreemptions,
 		metricPromptTokens, metricGenerationTokens, metricRequestSuccess, metricPrefixQueries,
 		metricPrefixHits, metricSpecDrafts, metricSpecDraftTokens, metricSpecAccepted, metricSpecAcceptedByPos} {
@@ -277,6 +277,13 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 				s.RequestSuccess[labelValue(m, vllmapi.LabelFinishedReason)] += v
 				s.Present |= FieldRequestSuccess
 			}
+		}
+	}
+
+	if fam := fams[metricQueueTime]; fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
+		if h := histogramFrom(fam); h != nil {
+			s.QueueTime = h
+			s.Present |= FieldQueueTime
 		}
 	}
 

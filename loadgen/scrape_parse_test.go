@@ -229,7 +229,7 @@ func TestNameConstantsCoverV026(t *testing.T) {
 		metricRunning: "gauge", metricWaiting: "gauge", metricWaitingByReason: "gauge", metricKVUsage: "gauge",
 		metricCacheConfig: "gauge", metricPreemptions: "counter", metricPromptTokens: "counter",
 		metricGenerationTokens: "counter", metricRequestSuccess: "counter", metricPrefixQueries: "counter",
-		metricPrefixHits: "counter",
+		metricPrefixHits: "counter", metricQueueTime: "histogram",
 	}
 	for n, typ := range current {
 		if types[n] != typ {
@@ -263,7 +263,7 @@ func TestNameConstantsCoverV026(t *testing.T) {
 		t.Errorf("Families = %v\nwant %v", s.Families, names)
 	}
 	want := FieldRunning | FieldWaiting | FieldKVUsage | FieldPreemptions | FieldPromptTokens |
-		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess | FieldCacheConfig
+		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess | FieldCacheConfig | FieldQueueTime
 	if s.Present != want {
 		t.Errorf("Present = %b, want %b", s.Present, want)
 	}

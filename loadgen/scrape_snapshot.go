@@ -50,6 +50,12 @@ type Snapshot struct {
 	// CacheConfig is vllm:cache_config_info, nil when not exposed.
 	CacheConfig *CacheConfig
 
+	// QueueTime is the histogram vllm:request_queue_time_seconds (time
+	// from QUEUED to the first SCHEDULED event in the engine core,
+	// vllm/v1/metrics/loggers.py; vllm-facts §4.4), summed over engines;
+	// nil when not exposed.
+	QueueTime *Histogram
+
 	// Engines is the number of distinct `engine` labels on the scheduler
 	// gauges (1 for servers without that label, 0 when none was seen).
 	Engines int
@@ -79,6 +85,7 @@ const (
 	FieldSpecAcceptedPerPos
 	FieldRequestSuccess
 	FieldCacheConfig
+	FieldQueueTime
 )
 
 // Has reports whether the server exposed every quantity in f.

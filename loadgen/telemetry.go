@@ -36,6 +36,12 @@ type Telemetry struct {
 	Running *GaugeStats `json:"running,omitempty"`
 	Waiting *GaugeStats `json:"waiting,omitempty"`
 
+	// QueueTime is vllm:request_queue_time_seconds over the window: the
+	// requests that left the server's waiting queue in it, their mean
+	// and quantiles. Nil when the server exposed no such histogram or no
+	// request left the queue in the window: a Queue row of "-", not 0.
+	QueueTime *HistogramStats `json:"queue_time,omitempty"`
+
 	PrefixCache *PrefixCacheStats `json:"prefix_cache,omitempty"`
 	SpecDecode  *SpecDecodeStats  `json:"spec_decode,omitempty"`
 	Capacity    *ServerCapacity   `json:"capacity,omitempty"`
@@ -141,6 +147,11 @@ func Summarize(samples []Sample, from, to time.Time) Telemetry {
 	}
 
 	t.SpecDecode = specDecodeStats(w, resets)
+	if h, ok := histogramIncrease(w, resets); ok {
+		if st, ok := h.Stats(); ok {
+			t.QueueTime = &st
+		}
+	}
 
 	t.KVUsage = gaugeStats(w, from, to, FieldKVUsage,
 		func(s *Snapshot) float64 { return s.KVUsage }, func(s *Snapshot) float64 { return s.KVUsageMax })

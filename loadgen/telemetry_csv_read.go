@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -25,9 +26,30 @@ type TimelineRow struct {
 // ReadTimelineCSV reads a timeline written by WriteTimelineCSV or by the
 // simulator: a header naming at least time_s, and any of replica,
 // kv_usage, running, waiting and preemptions (other columns are ignored).
-// Errors name the line.
+// Errors name the line. A last line without its newline is dropped
+// (ReadTimelineCSVNoted says so).
 func ReadTimelineCSV(r io.Reader) ([]TimelineRow, error) {
-	cr := csv.NewReader(r)
+	return ReadTimelineCSVNoted(r, nil)
+}
+
+// ReadTimelineCSVNoted is ReadTimelineCSV telling note (when not nil) what
+// it dropped: a load test appends timeline.csv row by row as it scrapes,
+// so a run killed mid-write (kill -9) leaves a partial last line, whose
+// values may be cut short; it is dropped rather than failing the run.
+func ReadTimelineCSVNoted(r io.Reader, note func(string)) ([]TimelineRow, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if cut := bytes.LastIndexByte(data, '\n') + 1; cut > 0 {
+			if note != nil {
+				note(fmt.Sprintf("line %d: partial last line dropped (the run stopped mid-write)", bytes.Count(data[:cut], []byte{'\n'})+1))
+			}
+			data = data[:cut]
+		}
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
