@@ -13,7 +13,7 @@ import (
 
 // WriteTable writes the ranked candidates: one row each, the cheapest
 // passing first, latencies in milliseconds and KV usage in percent as the
-// other tables print them. A variant's "vs base" is its cost against its
+// other tables print them. A variant's "cost vs base" is its cost against its
 // baseline's, so FP8 KV and speculative decoding read side by side with
 // what they replace.
 func WriteTable(w io.Writer, r *Result) error {
@@ -22,8 +22,10 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(w, "thinkcap size: %s at %.3g req/s (%s output tok/s)\n\n",
 		strings.Join(r.SLOs, ", "), r.RatePerS, groupThousands(strconv.FormatFloat(r.OutputTokensPerS, 'f', 0, 64)))
-	header := []string{"#", "candidate", "replicas", "GPUs", "$/hour", "$/M tok", "vs base",
-		"TTFT p99", "TTFA p99", "TPOT p99", "E2E p99", "KV peak", "preempt", "max req/s/replica", "result"}
+	// Each header names its unit, so a reader need not know the latencies
+	// are milliseconds or that the cost per million counts output tokens.
+	header := []string{"#", "candidate", "replicas", "GPUs", "cost ($/h)", "$/1M output tokens", "cost vs base",
+		"TTFT p99 (ms)", "TTFA p99 (ms)", "TPOT p99 (ms)", "E2E p99 (ms)", "KV peak (%)", "preemptions", "max req/s/replica", "result"}
 	align := make([]tw.Align, len(header))
 	for i := range align {
 		align[i] = tw.AlignRight
@@ -80,7 +82,7 @@ func row(rank int, o *Outcome) []string {
 	return []string{
 		strconv.Itoa(rank), o.Name, strconv.Itoa(o.Replicas), strconv.Itoa(o.GPUs), cost, perM, vs,
 		ms(o.TTFTP99S), ms(o.TTFAP99S), ms(o.TPOTP99S), ms(o.E2EP99S),
-		fmt.Sprintf("%.1f%%", 100*o.KVUsagePeak), groupThousands(strconv.FormatInt(o.Preemptions, 10)), maxRate, result,
+		strconv.FormatFloat(100*o.KVUsagePeak, 'f', 1, 64), groupThousands(strconv.FormatInt(o.Preemptions, 10)), maxRate, result,
 	}
 }
 
