@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -145,37 +146,148 @@ func ParseTolerances(spec string) (map[string]float64, error) {
 	return tol, nil
 }
 
-// MetricComparison is one metric's predicted and measured values.
+// A comparison's verdicts: every checked metric with data within its
+// bound; one outside; nothing (or too little) measured to tell.
+const (
+	VerdictPass   = "pass"
+	VerdictFail   = "fail"
+	VerdictNoData = "no data"
+)
+
+// MetricComparison is one metric's predicted and measured values. A side
+// with no data (a KV usage never scraped, a TTFA of a run without answers)
+// is NaN here and null in JSON.
 type MetricComparison struct {
-	Name      string  `json:"name"`
-	Predicted float64 `json:"predicted"`
-	Measured  float64 `json:"measured"`
-	// Error is (predicted − measured) / measured; null when measured is 0.
-	Error *float64 `json:"error"`
-	// Tolerance is the bound checked; null when the metric is not checked.
-	Tolerance *float64 `json:"tolerance"`
-	// Pass is null when the metric is not checked.
-	Pass *bool `json:"pass"`
+	Name      string
+	Predicted float64
+	Measured  float64
+	// Error is (predicted − measured) / measured; nil when measured is 0
+	// or either side has no data.
+	Error *float64
+	// Tolerance is the relative bound checked; nil when the metric is not
+	// checked.
+	Tolerance *float64
+	// Bound is the bound the check tested, in full; nil when not checked.
+	Bound *Bound
+	// Pass is nil when the metric is not checked or has no data.
+	Pass *bool
+	// Verdict is VerdictPass, VerdictFail or VerdictNoData for a checked
+	// metric, "" for one that is not checked.
+	Verdict string
+}
+
+// Bound is the effective bound of one check, so that a reader can redo
+// it: a prediction passes when |predicted − measured| ≤ Absolute =
+// Relative × |measured| + Slack × TimeScale, all in the metric's base unit
+// (seconds for latencies, a fraction for KV usage).
+type Bound struct {
+	Relative float64 `json:"relative"`
+	// Slack is the metric's absolute slack before stretching.
+	Slack float64 `json:"slack"`
+	// TimeScale is the factor the slack was stretched by: an emulator's
+	// time scale for wall-clock slack, 1 otherwise.
+	TimeScale float64 `json:"time_scale"`
+	// Absolute is the bound itself; NaN (null) when measured has no data.
+	Absolute float64 `json:"absolute"`
+}
+
+// metricComparisonJSON is MetricComparison's JSON, with null for no data.
+type metricComparisonJSON struct {
+	Name      string     `json:"name"`
+	Predicted *float64   `json:"predicted"`
+	Measured  *float64   `json:"measured"`
+	Error     *float64   `json:"error"`
+	Tolerance *float64   `json:"tolerance"`
+	Bound     *boundJSON `json:"bound,omitempty"`
+	Pass      *bool      `json:"pass"`
+	Verdict   string     `json:"verdict,omitempty"`
+}
+
+type boundJSON struct {
+	Relative  float64  `json:"relative"`
+	Slack     float64  `json:"slack"`
+	TimeScale float64  `json:"time_scale"`
+	Absolute  *float64 `json:"absolute"`
+}
+
+// finite is v as a JSON number, nil (null) for NaN or an infinity, which
+// JSON cannot hold.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// orNaNPtr is *p, NaN when p is nil.
+func orNaNPtr(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// MarshalJSON writes a side with no data as null.
+func (mc MetricComparison) MarshalJSON() ([]byte, error) {
+	j := metricComparisonJSON{Name: mc.Name, Predicted: finite(mc.Predicted), Measured: finite(mc.Measured),
+		Error: mc.Error, Tolerance: mc.Tolerance, Pass: mc.Pass, Verdict: mc.Verdict}
+	if b := mc.Bound; b != nil {
+		j.Bound = &boundJSON{Relative: b.Relative, Slack: b.Slack, TimeScale: b.TimeScale, Absolute: finite(b.Absolute)}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads null as no data (NaN).
+func (mc *MetricComparison) UnmarshalJSON(data []byte) error {
+	var j metricComparisonJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*mc = MetricComparison{Name: j.Name, Predicted: orNaNPtr(j.Predicted), Measured: orNaNPtr(j.Measured),
+		Error: j.Error, Tolerance: j.Tolerance, Pass: j.Pass, Verdict: j.Verdict}
+	if b := j.Bound; b != nil {
+		mc.Bound = &Bound{Relative: b.Relative, Slack: b.Slack, TimeScale: b.TimeScale, Absolute: orNaNPtr(b.Absolute)}
+	}
+	return nil
 }
 
 // Comparison is a prediction against a measurement, metric by metric.
 type Comparison struct {
 	Metrics []MetricComparison `json:"metrics"`
-	// Pass is true when every checked metric passes.
+	// Verdict is VerdictFail when a checked metric failed, VerdictNoData
+	// when too few requests were measured (see RequireRequests) or no
+	// checked metric had data on both sides, VerdictPass otherwise.
+	Verdict string `json:"verdict"`
+	// Pass is Verdict == VerdictPass.
 	Pass bool `json:"pass"`
-	// Failed names the checked metrics that failed.
+	// Failed names the checked metrics that failed; NoData those checked
+	// that had no data on a side.
 	Failed []string `json:"failed,omitempty"`
+	NoData []string `json:"no_data,omitempty"`
+	// Reason says why the verdict is VerdictNoData.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Checked counts the metrics with a tolerance.
 func (c *Comparison) Checked() int {
 	n := 0
 	for _, m := range c.Metrics {
-		if m.Pass != nil {
+		if m.Tolerance != nil {
 			n++
 		}
 	}
 	return n
+}
+
+// RequireRequests makes the verdict VerdictNoData when fewer than min
+// requests were compared: quantiles of a handful of requests, or none,
+// verify nothing.
+func (c *Comparison) RequireRequests(n, min int) {
+	if n >= min {
+		return
+	}
+	c.Verdict, c.Pass = VerdictNoData, false
+	c.Reason = fmt.Sprintf("%d requests compared (need at least %d)", n, min)
 }
 
 // Compare checks predicted against measured with the given tolerances
@@ -186,30 +298,53 @@ func Compare(predicted, measured *Summary, tol map[string]float64) Comparison {
 
 // CompareScaled is Compare for a measurement in an emulator's server time
 // at the time scale: the latencies' wall-clock slack is stretched by it, as
-// the emulator stretches its HTTP and parsing time.
+// the emulator stretches its HTTP and parsing time (a scale at or below 1
+// leaves the slack alone). A checked metric with no data on either side
+// (NaN) neither passes nor fails; when every checked metric is so, the
+// verdict is VerdictNoData.
 func CompareScaled(predicted, measured *Summary, tol map[string]float64, timeScale float64) Comparison {
-	c := Comparison{Pass: true}
+	c := Comparison{}
+	withData := 0
 	for _, m := range Metrics() {
 		p, v := m.Value(predicted), m.Value(measured)
 		mc := MetricComparison{Name: m.Name, Predicted: p, Measured: v}
-		if v != 0 {
+		noData := math.IsNaN(p) || math.IsNaN(v)
+		if v != 0 && !noData {
 			e := (p - v) / math.Abs(v)
 			mc.Error = &e
 		}
 		if t, ok := tol[m.Name]; ok {
 			t := t
-			slack := m.Slack
+			b := &Bound{Relative: t, Slack: m.Slack, TimeScale: 1}
 			if m.WallSlack && timeScale > 1 {
-				slack *= timeScale
+				b.TimeScale = timeScale
 			}
-			ok := math.Abs(p-v) <= t*math.Abs(v)+slack
-			mc.Tolerance, mc.Pass = &t, &ok
-			if !ok {
-				c.Pass = false
+			b.Absolute = t*math.Abs(v) + m.Slack*b.TimeScale
+			mc.Tolerance, mc.Bound = &t, b
+			switch ok := math.Abs(p-v) <= b.Absolute; {
+			case noData:
+				mc.Verdict = VerdictNoData
+				c.NoData = append(c.NoData, m.Name)
+			case ok:
+				mc.Verdict, mc.Pass = VerdictPass, &ok
+				withData++
+			default:
+				mc.Verdict, mc.Pass = VerdictFail, &ok
+				withData++
 				c.Failed = append(c.Failed, m.Name)
 			}
 		}
 		c.Metrics = append(c.Metrics, mc)
 	}
+	switch {
+	case len(c.Failed) > 0:
+		c.Verdict = VerdictFail
+	case withData == 0 && len(c.NoData) > 0:
+		c.Verdict = VerdictNoData
+		c.Reason = "no checked metric was measured on both sides"
+	default:
+		c.Verdict = VerdictPass
+	}
+	c.Pass = c.Verdict == VerdictPass
 	return c
 }

@@ -3,16 +3,20 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 )
 
 // WriteComparison prints a comparison as a table: metric, predicted,
-// measured, error and, for checked metrics, the tolerance and the verdict.
-// Latencies print in milliseconds, KV usage in percent. Metrics that are
-// zero on both sides (TTFA of a run without answers) are left out.
+// measured, error and, for checked metrics, the tolerance (relative, plus
+// the absolute slack and the time scale that stretched it), the bound it
+// makes in the metric's unit, and the verdict. Latencies print in
+// milliseconds, KV usage in percent, no data as "-". Unchecked metrics with
+// nothing on either side (TTFA of a run without answers) are left out.
 func WriteComparison(w io.Writer, c *Comparison) error {
-	t := newTable(w, "metric", "predicted", "measured", "error", "tolerance", "result")
+	t := newTable(w, "metric", "predicted", "measured", "error", "tolerance", "bound", "result")
 	for _, r := range ComparisonRows(c) {
-		if err := t.Append([]string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Result}); err != nil {
+		if err := t.Append([]string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result}); err != nil {
 			return err
 		}
 	}
@@ -22,6 +26,9 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 // formatValue prints a metric's value in its unit: milliseconds for
 // latencies (given in seconds), percent for KV usage, compactly otherwise.
 func formatValue(unit string, v float64) string {
+	if math.IsNaN(v) {
+		return noValue // no data
+	}
 	switch unit {
 	case "ms":
 		return formatMS(v)
@@ -42,10 +49,34 @@ type ComparisonRow struct {
 	Predicted, Measured string
 	// Error is signed percent ("+3.2%"), "-" when the measured value is 0.
 	Error string
-	// Tolerance ("±25%") and Result ("pass", "FAIL") are empty for
+	// Tolerance ("±25.0%", "±10.0% + 1 ms ×20": the relative bound, the
+	// absolute slack and the time scale that stretched it), Bound (the
+	// bound they make, in the metric's unit: "±22.0", "-" without a
+	// measurement) and Result ("pass", "FAIL", "no data") are empty for
 	// metrics that are not checked.
-	Tolerance, Result string
-	Checked, Pass     bool
+	Tolerance, Bound, Result string
+	Checked, Pass, NoData    bool
+}
+
+// formatSlack prints a metric's absolute slack in its unit, with the time
+// scale that stretched it: "20 ms", "1 ms ×20", "1.0 pt", "2".
+func formatSlack(unit string, slack, timeScale float64) string {
+	var s string
+	switch unit {
+	case "ms":
+		s = strconv.FormatFloat(1000*slack, 'g', 4, 64) + " ms"
+	case "%":
+		s = formatFixed(100*slack, 1) + " pt"
+	default:
+		s = strconv.FormatFloat(slack, 'g', 4, 64)
+		if unit != "" {
+			s += " " + unit
+		}
+	}
+	if timeScale != 1 {
+		s += " ×" + strconv.FormatFloat(timeScale, 'g', 4, 64)
+	}
+	return s
 }
 
 // ComparisonRows formats c's metrics in table order, leaving out those
@@ -57,7 +88,8 @@ func ComparisonRows(c *Comparison) []ComparisonRow {
 	}
 	var rows []ComparisonRow
 	for _, mc := range c.Metrics {
-		if mc.Predicted == 0 && mc.Measured == 0 && mc.Pass == nil {
+		nothing := func(v float64) bool { return v == 0 || math.IsNaN(v) }
+		if nothing(mc.Predicted) && nothing(mc.Measured) && mc.Tolerance == nil {
 			continue
 		}
 		m, known := byName[mc.Name]
@@ -75,11 +107,24 @@ func ComparisonRows(c *Comparison) []ComparisonRow {
 		if mc.Error != nil {
 			row.Error = fmt.Sprintf("%+.1f%%", 100**mc.Error)
 		}
-		if mc.Tolerance != nil && mc.Pass != nil {
-			row.Checked, row.Pass = true, *mc.Pass
+		if mc.Tolerance != nil {
+			row.Checked = true
 			row.Tolerance = fmt.Sprintf("±%s%%", formatCompact(100**mc.Tolerance))
-			row.Result = "pass"
-			if !row.Pass {
+			row.Bound = noValue
+			if b := mc.Bound; b != nil {
+				if b.Slack != 0 {
+					row.Tolerance += " + " + formatSlack(m.Unit, b.Slack, b.TimeScale)
+				}
+				if !math.IsNaN(b.Absolute) {
+					row.Bound = "±" + formatValue(m.Unit, b.Absolute)
+				}
+			}
+			switch {
+			case mc.Pass == nil:
+				row.NoData, row.Result = true, VerdictNoData
+			case *mc.Pass:
+				row.Pass, row.Result = true, "pass"
+			default:
 				row.Result = "FAIL"
 			}
 		}

@@ -66,7 +66,7 @@ func TestComparisonRowsMatchTable(t *testing.T) {
 		t.Fatalf("%d rows, the table has %d:\n%s", len(rows), len(dataLines), table.String())
 	}
 	for i, r := range rows {
-		for _, cell := range []string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Result} {
+		for _, cell := range []string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result} {
 			if !strings.Contains(dataLines[i], cell) {
 				t.Errorf("row %s: cell %q not in the table's line %q", r.Name, cell, dataLines[i])
 			}
@@ -77,13 +77,17 @@ func TestComparisonRowsMatchTable(t *testing.T) {
 	for _, r := range rows {
 		byName[r.Name] = r
 	}
-	if r := byName["ttft_p99"]; !r.Checked || r.Pass || r.Result != "FAIL" || r.Label != "TTFT p99 (ms)" || r.Predicted != "300.0" || r.Measured != "1,200.0" || r.Error != "-75.0%" || r.Tolerance != "±50.0%" {
+	if r := byName["ttft_p99"]; !r.Checked || r.Pass || r.Result != "FAIL" || r.Label != "TTFT p99 (ms)" || r.Predicted != "300.0" || r.Measured != "1,200.0" || r.Error != "-75.0%" ||
+		r.Tolerance != "±50.0% + 20 ms" || r.Bound != "±620.0" {
 		t.Errorf("ttft_p99 row = %+v", r)
 	}
-	if r := byName["tpot_mean"]; !r.Checked || !r.Pass || r.Result != "pass" {
+	if r := byName["tpot_mean"]; !r.Checked || !r.Pass || r.Result != "pass" || r.Tolerance != "±10.0% + 1 ms" || r.Bound != "±3.1" {
 		t.Errorf("tpot_mean row = %+v", r)
 	}
-	if r := byName["ttft_mean"]; r.Checked || r.Result != "" || r.Tolerance != "" {
+	if r := byName["kv_usage_peak"]; r.Tolerance != "±15.0% + 1.0 pt" || r.Bound != "±14.2%" {
+		t.Errorf("kv_usage_peak row = %+v", r)
+	}
+	if r := byName["ttft_mean"]; r.Checked || r.Result != "" || r.Tolerance != "" || r.Bound != "" {
 		t.Errorf("unchecked ttft_mean row = %+v", r)
 	}
 	if r := byName["preemptions"]; r.Error != "-" {

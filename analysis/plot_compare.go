@@ -143,7 +143,8 @@ type Series struct {
 
 // WriteSeriesPlot draws series against time as a PNG, one line each, with
 // a legend. The y axis starts at 0: every quantity plotted is a count or a
-// usage. Series without points are left out; an error is returned when
+// usage. Non-finite points (no data) are dropped; series without points
+// are left out; an error is returned when
 // none has any, or when a series' X and Y differ in length.
 func WriteSeriesPlot(w io.Writer, title, yLabel string, series []Series) error {
 	p := newComparePlot(title)
@@ -162,13 +163,17 @@ func WriteSeriesPlot(w io.Writer, title, yLabel string, series []Series) error {
 		if len(s.X) != len(s.Y) {
 			return fmt.Errorf("plot %s: series %q has %d times and %d values", title, s.Name, len(s.X), len(s.Y))
 		}
-		if len(s.X) == 0 {
-			continue
-		}
-		xys := make(plotter.XYs, len(s.X))
+		// A point with no value (a metric a scrape did not have) is left
+		// out: the line joins its neighbours rather than dropping to 0.
+		xys := make(plotter.XYs, 0, len(s.X))
 		for i := range s.X {
-			xys[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
-			yMax = max(yMax, s.Y[i])
+			if isFinite(s.X[i]) && isFinite(s.Y[i]) {
+				xys = append(xys, plotter.XY{X: s.X[i], Y: s.Y[i]})
+				yMax = max(yMax, s.Y[i])
+			}
+		}
+		if len(xys) == 0 {
+			continue
 		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
@@ -279,3 +284,5 @@ func writePNG(w io.Writer, p *plot.Plot, what string) error {
 	}
 	return nil
 }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -16,7 +16,7 @@ func BenchmarkVerify1k(b *testing.B) {
 	never := func(string) bool { return false }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Verify(cfg, run, never, tol); err != nil {
+		if _, err := Verify(cfg, run, never, tol, DefaultMinRequests); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -85,6 +85,10 @@ func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
 	p.Measured.Kind = "loadtest"
 	p.Measured.Transforms, p.Measured.Pools = nil, nil
 	p.Measured.SpecDecode, p.Measured.PrefixCacheHitRate = nil, nil
+	// The server's state is measured only if scraped: no data until the
+	// timeline or the load test's summary says otherwise.
+	p.Measured.KVUsage, p.Measured.Running, p.Measured.Waiting = analysis.KVUsage{NoData: true}, analysis.Occupancy{NoData: true}, analysis.Occupancy{NoData: true}
+	p.Measured.Preemptions = nil
 	if s := r.Summary; s != nil {
 		p.Measured.SpecDecode, p.Measured.PrefixCacheHitRate = s.SpecDecode, s.PrefixCacheHitRate
 		p.Measured.Capacity.NumGPUBlocks, p.Measured.Capacity.BlockSize = s.Capacity.NumGPUBlocks, s.Capacity.BlockSize
@@ -112,35 +116,55 @@ func fillSide(s *analysis.Summary, results []workload.Result, tl []Point) {
 	if len(tl) == 0 {
 		return
 	}
-	var n, kv, running, waiting float64
-	s.KVUsage, s.Running, s.Waiting = analysis.KVUsage{}, analysis.Occupancy{}, analysis.Occupancy{}
-	before, last := 0.0, 0.0
+	// A cell the server did not expose is NaN: each quantity counts only
+	// the scrapes that had it, and one that no scrape in the window had is
+	// no data, not a zero.
+	var kv, running, waiting gauge
+	before, last := 0.0, math.NaN()
 	for _, p := range tl {
 		if p.TimeS < from {
-			before = p.Preemptions
+			if !math.IsNaN(p.Preemptions) {
+				before = p.Preemptions
+			}
 			continue
 		}
 		if p.TimeS > to {
 			break
 		}
-		n++
-		kv += p.KVUsage
-		running += p.Running
-		waiting += p.Waiting
-		s.KVUsage.Peak = max(s.KVUsage.Peak, p.KVUsage)
-		s.Running.Peak = max(s.Running.Peak, int(p.Running))
-		s.Waiting.Peak = max(s.Waiting.Peak, int(p.Waiting))
-		last = p.Preemptions
+		kv.add(p.KVUsage)
+		running.add(p.Running)
+		waiting.add(p.Waiting)
+		if !math.IsNaN(p.Preemptions) {
+			last = p.Preemptions
+		}
 	}
-	if n == 0 {
-		// A timeline with no scrape inside the window: nothing measured.
-		s.KVUsage.NoData, s.Running.NoData, s.Waiting.NoData = true, true, true
-		s.Preemptions = nil
+	s.KVUsage = analysis.KVUsage{Mean: kv.mean(), Peak: kv.peak, NoData: kv.n == 0}
+	s.Running = analysis.Occupancy{Mean: running.mean(), Peak: int(running.peak), NoData: running.n == 0}
+	s.Waiting = analysis.Occupancy{Mean: waiting.mean(), Peak: int(waiting.peak), NoData: waiting.n == 0}
+	s.Preemptions = nil
+	if !math.IsNaN(last) {
+		s.Preemptions = analysis.Int64(int64(math.Round(max(last-before, 0))))
+	}
+}
+
+// gauge accumulates one scraped quantity's mean and peak, skipping the
+// scrapes that did not have it (NaN).
+type gauge struct{ n, sum, peak float64 }
+
+func (g *gauge) add(v float64) {
+	if math.IsNaN(v) {
 		return
 	}
-	s.KVUsage.Mean, s.Running.Mean, s.Waiting.Mean = kv/n, running/n, waiting/n
-	preemptions := int64(math.Round(max(last-before, 0)))
-	s.Preemptions = &preemptions
+	g.n++
+	g.sum += v
+	g.peak = max(g.peak, v)
+}
+
+func (g *gauge) mean() float64 {
+	if g.n == 0 {
+		return 0
+	}
+	return g.sum / g.n
 }
 
 // window is the span of a side's results: first arrival to last finish.
@@ -198,17 +222,12 @@ func scrapeInterval(tl []loadgen.TimelineRow) float64 {
 }
 
 // runTimeline turns the scraped rows into points; a cell the server did not
-// expose reads 0.
+// expose stays NaN (unknown), which fillSide skips, the plots leave out and
+// the reconstruction's comparisons read as "nothing seen".
 func runTimeline(rows []loadgen.TimelineRow) []Point {
 	out := make([]Point, 0, len(rows))
-	nz := func(v float64) float64 {
-		if math.IsNaN(v) {
-			return 0
-		}
-		return v
-	}
 	for _, r := range rows {
-		out = append(out, Point{TimeS: r.TimeS, KVUsage: nz(r.KVUsage), Running: nz(r.Running), Waiting: nz(r.Waiting), Preemptions: nz(r.Preemptions)})
+		out = append(out, Point{TimeS: r.TimeS, KVUsage: r.KVUsage, Running: r.Running, Waiting: r.Waiting, Preemptions: r.Preemptions})
 	}
 	return out
 }

@@ -158,8 +158,12 @@ func WriteReport(w io.Writer, out *Outcome) error {
 type reportView struct {
 	Run            string
 	Pass           bool
+	NoDataVerdict  bool
+	Reason         string
 	Checked        int
 	Failed         []string
+	NoData         []string
+	RunNotes       []string
 	Requests       int
 	LeftOut        int
 	TimeScale      string // empty for a real server (scale 1)
@@ -190,6 +194,8 @@ type reportImage struct {
 func newReportView(out *Outcome, plots []reportPlot) reportView {
 	v := reportView{
 		Run: out.Run, Pass: out.Comparison.Pass, Failed: out.Comparison.Failed,
+		NoDataVerdict: out.Comparison.Verdict == analysis.VerdictNoData, Reason: out.Comparison.Reason,
+		NoData: out.Comparison.NoData, RunNotes: out.RunState.Notes,
 		Checked:  out.Comparison.Checked(),
 		Requests: out.Predicted.Requests.Total, LeftOut: out.LeftOut,
 		Rows:          analysis.ComparisonRows(&out.Comparison),
@@ -246,6 +252,8 @@ h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; paddin
 .verdict { font-size: 1.3rem; font-weight: bold; padding: .8rem 1rem; border-radius: .3rem; }
 .verdict.pass { background: #e6f4ea; color: #1e6b34; border: 1px solid #a8d5b5; }
 .verdict.fail { background: #fdecea; color: #a11b12; border: 1px solid #f3b2ab; }
+.verdict.nodata { background: #fff4e5; color: #8a4b00; border: 1px solid #f5c98b; }
+.run-note { background: #fff4e5; padding: .5rem 1rem; border-radius: .3rem; }
 .verdict code { font-weight: normal; }
 .note { color: #555; }
 dl.deployment { display: grid; grid-template-columns: max-content auto; gap: .2rem 1.2rem; }
@@ -263,7 +271,9 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 </head>
 <body>
 <h1>thinkcap verify: {{.Run}}</h1>
-{{if .Pass}}<p class="verdict pass">Verdict: pass ({{.Checked}} checks)</p>
+{{range .RunNotes}}<p class="run-note">Note: {{.}}</p>
+{{end}}{{if .NoDataVerdict}}<p class="verdict nodata">Verdict: no data: {{.Reason}}</p>
+{{else if .Pass}}<p class="verdict pass">Verdict: pass ({{.Checked}} checks{{if .NoData}}, {{len .NoData}} without data: {{range $i, $n := .NoData}}{{if $i}}, {{end}}<code>{{$n}}</code>{{end}}{{end}})</p>
 {{else}}<p class="verdict fail">Verdict: FAIL ({{len .Failed}} of {{.Checked}} checks): {{range $i, $n := .Failed}}{{if $i}}, {{end}}<code>{{$n}}</code>{{end}}</p>
 {{end}}
 <p>{{.Requests}} requests compared{{if .LeftOut}}; {{.LeftOut}} failed requests left out (not replayed){{else}}; none left out{{end}}.</p>
@@ -282,10 +292,11 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 <p>Mean acceptance length: measured {{.Measured}}, assumed {{.Assumed}}{{if .Replayed}}; the prediction replays the measured one{{end}}.</p>
 {{end}}
 <h2>Comparison</h2>
+<p class="note">A checked metric passes when |predicted − measured| ≤ its bound: the tolerance × |measured| plus the absolute slack, stretched where it is wall-clock time by an emulator's slowdown. "no data": a side was not measured; neither a pass nor a failure.</p>
 <table>
-<thead><tr><th>metric</th><th>predicted</th><th>measured</th><th>error</th><th>tolerance</th><th>result</th></tr></thead>
+<thead><tr><th>metric</th><th>predicted</th><th>measured</th><th>error</th><th>tolerance</th><th>bound</th><th>result</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr{{if and .Checked (not .Pass)}} class="fail"{{end}}><td>{{.Label}}</td><td class="num">{{.Predicted}}</td><td class="num">{{.Measured}}</td><td class="num">{{.Error}}</td><td class="num">{{.Tolerance}}</td><td{{if .Pass}} class="pass"{{end}}>{{.Result}}</td></tr>
+{{range .Rows}}<tr{{if and .Checked (not .Pass) (not .NoData)}} class="fail"{{end}}><td>{{.Label}}</td><td class="num">{{.Predicted}}</td><td class="num">{{.Measured}}</td><td class="num">{{.Error}}</td><td class="num">{{.Tolerance}}</td><td class="num">{{.Bound}}</td><td{{if .Pass}} class="pass"{{end}}>{{.Result}}</td></tr>
 {{end}}</tbody>
 </table>
 <h2>Plots</h2>

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,31 +35,32 @@ type Run struct {
 	Summary *analysis.Summary
 	// TimeScale is the emulator's time scale (1 for a real server).
 	TimeScale float64
+	// State is how the load test ended, with notes on what was read.
+	State RunState
 }
 
 // LoadRun reads a run directory written by `thinkcap loadtest`:
 // results.jsonl and metadata.json are required, timeline.csv and
-// summary.json are read when present.
+// summary.json are read when present. A run that ended early (interrupted,
+// aborted, or killed: metadata.json's state, a partial last line in
+// results.jsonl or timeline.csv, no summary.json) reads as far as it
+// goes, and State says so.
 func LoadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	var err error
 	if r.Meta, err = loadgen.ReadMetadata(filepath.Join(dir, "metadata.json")); err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
-	r.TimeScale = loadgen.EmulatorTimeScale(r.Meta.ServerVersion)
-	if r.Results, err = workload.ReadResultsFile(filepath.Join(dir, "results.jsonl")); err != nil {
+	if r.State, err = readRunState(dir); err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
-	if len(r.Results) == 0 {
-		return nil, fmt.Errorf("run %s: results.jsonl has no result records", dir)
+	r.TimeScale = loadgen.EmulatorTimeScale(r.Meta.ServerVersion)
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	if r.Results, err = readRunResults(filepath.Join(dir, "results.jsonl"), note); err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
-	if f, err := os.Open(filepath.Join(dir, "timeline.csv")); err == nil {
-		r.Timeline, err = loadgen.ReadTimelineCSV(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("run %s: timeline.csv: %w", dir, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if r.Timeline, err = readRunTimeline(filepath.Join(dir, "timeline.csv"), note); err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
@@ -69,12 +71,67 @@ func LoadRun(dir string) (*Run, error) {
 		r.Summary = &s
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
+	} else if r.State.Early() {
+		note("no summary.json: the figures are rebuilt from results.jsonl and timeline.csv")
 	}
+	r.State.RequestsFinished = len(r.Results)
+	if n := r.State.endNote(); n != "" {
+		notes = append([]string{n}, notes...)
+	}
+	r.State.Notes = notes
 	r.normalise()
 	if err := r.markWarmup(); err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
 	return r, nil
+}
+
+// readRunResults reads results.jsonl, dropping a partial last line (a
+// writer killed mid-record) with a note. A file with no whole record
+// reads as no results.
+func readRunResults(path string, note func(string, ...any)) ([]workload.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) { // gzip: written whole, not appended
+		return workload.ReadResults(bytes.NewReader(data), path)
+	}
+	data, dropped := dropPartialLine(data, func(line []byte) bool { return json.Valid(line) })
+	if dropped > 0 {
+		note("results.jsonl: dropped the partial last line %d (the writer stopped mid-record)", dropped)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		note("results.jsonl holds no result records")
+		return nil, nil
+	}
+	return workload.ReadResults(bytes.NewReader(data), path)
+}
+
+// readRunTimeline reads timeline.csv when there is one, dropping a partial
+// last line with a note: the load generator appends a row per scrape, and
+// a CSV writer ends every whole row with a newline.
+func readRunTimeline(path string, note func(string, ...any)) ([]loadgen.TimelineRow, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, dropped := dropPartialLine(data, func([]byte) bool { return false })
+	if dropped > 0 {
+		note("timeline.csv: dropped the partial last line %d", dropped)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		note("timeline.csv is empty: no server timeline")
+		return nil, nil
+	}
+	rows, err := loadgen.ReadTimelineCSV(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("timeline.csv: %w", err)
+	}
+	return rows, nil
 }
 
 // normalise puts the results in issue order, measures them from their sent

@@ -565,7 +565,7 @@ func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Reque
 func TestVerifySimulatorAgainstItself(t *testing.T) {
 	cfg := testConfig(t)
 	r := simulatedRunWithSummary(t, cfg, testTraffic(t, 200, 6, 1))
-	out, err := Verify(cfg, r, explicitFlags(), analysis.DefaultTolerances())
+	out, err := Verify(cfg, r, explicitFlags(), analysis.DefaultTolerances(), DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +602,7 @@ func TestVerifySimulatorAgainstItself(t *testing.T) {
 
 	half := cfg
 	half.NumGPUBlocksOverride /= 2
-	out, err = Verify(half, r, explicitFlags(), analysis.DefaultTolerances())
+	out, err = Verify(half, r, explicitFlags(), analysis.DefaultTolerances(), DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 // Outcome is one verification: the run, how the prediction was set up, both
 // sides and their comparison. It marshals as verify's JSON.
 type Outcome struct {
-	Run        string              `json:"run"`
+	Run string `json:"run"`
+	// RunState is how the load test ended, with notes when early.
+	RunState   RunState            `json:"run_state"`
 	TimeScale  float64             `json:"time_scale"`
 	Setup      *Setup              `json:"setup"`
 	LeftOut    int                 `json:"left_out"`
@@ -18,9 +20,15 @@ type Outcome struct {
 	Prediction *Prediction         `json:"-"`
 }
 
+// DefaultMinRequests is the fewest measured requests a verdict rests on:
+// below it the p90 and p99 checks are a request or two, and a verdict of
+// pass would say nothing.
+const DefaultMinRequests = 20
+
 // Verify configures cfg like the run's server (Configure), replays the run
-// (Predict) and compares the two sides with the tolerances.
-func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64) (*Outcome, error) {
+// (Predict) and compares the two sides with the tolerances. Fewer than
+// minRequests measured requests compared make the verdict "no data".
+func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64, minRequests int) (*Outcome, error) {
 	setup, err := Configure(&cfg, r, explicit)
 	if err != nil {
 		return nil, err
@@ -29,10 +37,10 @@ func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64) (
 	if err != nil {
 		return nil, err
 	}
+	c := analysis.CompareScaled(&p.Predicted, &p.Measured, tol, r.TimeScale)
+	c.RequireRequests(len(p.MeasuredResults), minRequests)
 	return &Outcome{
-		Run: r.Dir, TimeScale: r.TimeScale, Setup: setup, LeftOut: p.LeftOut,
-		Predicted: p.Predicted, Measured: p.Measured,
-		Comparison: analysis.CompareScaled(&p.Predicted, &p.Measured, tol, r.TimeScale),
-		Prediction: p,
+		Run: r.Dir, RunState: r.State, TimeScale: r.TimeScale, Setup: setup, LeftOut: p.LeftOut,
+		Predicted: p.Predicted, Measured: p.Measured, Comparison: c, Prediction: p,
 	}, nil
 }

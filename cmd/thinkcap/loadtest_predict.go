@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,6 +25,7 @@ type predictFlags struct {
 	dep       deploymentFlags
 	tolerance string
 	tol       map[string]float64 // parsed by config, before any load
+	minReqs   int
 	flags     *pflag.FlagSet
 }
 
@@ -32,6 +35,7 @@ var predictShared = map[string]bool{"model": true, "profiles": true, "seed": tru
 func (p *predictFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.enabled, "predict", false, "print the simulator's prediction before sending load and verify it at the end (exit 1 outside --tolerance)")
 	fs.StringVar(&p.tolerance, "tolerance", "", "with --predict: verify's pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%")
+	fs.IntVar(&p.minReqs, "min-requests", verify.DefaultMinRequests, "with --predict: fewest successful measured requests the verdict rests on (fewer: \"no data\", exit 1)")
 	deps := pflag.NewFlagSet("deployment", pflag.ContinueOnError)
 	p.dep.register(deps)
 	deps.VisitAll(func(f *pflag.Flag) {
@@ -42,6 +46,44 @@ func (p *predictFlags) register(fs *pflag.FlagSet) {
 	})
 	fs.StringVar(&p.dep.model, "model-profile", "", "with --predict: the model's profile or Hugging Face id (default: the served --model)")
 	p.flags = fs
+}
+
+// validate checks the prediction's flags whether or not --predict is given:
+// a malformed value is always bad input. Without --predict the flags would
+// change nothing, so a flag given is refused rather than silently ignored.
+func (p *predictFlags) validate() error {
+	var errs []error
+	tol, err := analysis.ParseTolerances(p.tolerance)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--tolerance: %w", err))
+	}
+	p.tol = tol
+	errs = append(errs, p.dep.validate())
+	if p.minReqs < 0 {
+		errs = append(errs, fmt.Errorf("--min-requests %d: must be 0 or more", p.minReqs))
+	}
+	if !p.enabled {
+		var only []string
+		for _, name := range []string{"tolerance", "model-profile", "min-requests"} {
+			if p.flags.Changed(name) {
+				only = append(only, "--"+name)
+			}
+		}
+		p.dep.set.VisitAll(func(f *pflag.Flag) {
+			if f.Changed && !predictShared[f.Name] {
+				only = append(only, "--"+f.Name)
+			}
+		})
+		if len(only) > 0 {
+			verb := "matters"
+			if len(only) > 1 {
+				verb = "matter"
+			}
+			errs = append(errs, fmt.Errorf("%s only %s with --predict (the prediction's deployment and bounds): add --predict or leave it out",
+				strings.Join(only, ", "), verb))
+		}
+	}
+	return badInput(errors.Join(errs...))
 }
 
 // explicit maps verify's flag names onto loadtest's.
@@ -56,9 +98,8 @@ func (p *predictFlags) explicit(name string) bool {
 // config and context length (a scrape before the load), as verify sets it
 // up.
 func (p *predictFlags) config(ctx context.Context, o *loadtestOptions, meta *loadgen.Metadata, apiKey string) (sim.Config, *verify.Run, error) {
-	var err error
-	if p.tol, err = analysis.ParseTolerances(p.tolerance); err != nil {
-		return sim.Config{}, nil, badInput(fmt.Errorf("--tolerance: %w", err))
+	if err := p.validate(); err != nil {
+		return sim.Config{}, nil, err
 	}
 	p.dep.profilesPath = o.profilesPath // loadtest's --profiles, for verifyRun too
 	dep := p.dep
@@ -116,9 +157,10 @@ func (p *predictFlags) printPrediction(w io.Writer, cfg sim.Config, server *veri
 }
 
 // verifyRun compares the finished run with the prediction and prints the
-// comparison; it fails when a check does.
+// comparison; it fails when a check does, or when too little was measured
+// to check ("no data").
 func (p *predictFlags) verifyRun(cmd *cobra.Command, dir string) error {
-	out, err := verifyRun(p.dep, p.dep.model != "", p.explicit, dir, p.tol)
+	out, err := verifyRun(p.dep, p.dep.model != "", p.explicit, dir, p.tol, p.minReqs)
 	if err != nil {
 		return err
 	}

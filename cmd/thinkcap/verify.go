@@ -16,6 +16,7 @@ import (
 type verifyOptions struct {
 	dep       deploymentFlags
 	tolerance string
+	minReqs   int
 	output    string
 	report    string
 	plotDir   string
@@ -40,9 +41,18 @@ when the served name is not a known Hugging Face id, --step-model. A flag you
 set wins over the run. With speculative decoding the measured acceptance
 length is replayed and shown beside the assumed one.
 
-Each checked metric passes when |predicted − measured| ≤ tolerance ×
-|measured| (with a small floor for values near zero); the exit status is 1
-when any fails.`,
+Each checked metric passes when |predicted − measured| ≤ its bound:
+tolerance × |measured| plus a small absolute slack (20 ms for request
+latencies, 1 ms for per-token ones, a point of KV usage, a request or two for
+counts), the latencies' slack stretched by an emulator's time scale. The
+table's "tolerance" and "bound" columns and the JSON's "bound" show exactly
+the bound tested. A metric one side did not measure (KV usage never scraped)
+is "no data": neither a pass nor a failure.
+
+The verdict is "pass", "fail", or "no data" when fewer than --min-requests
+measured requests succeeded or no checked metric was measured; the exit
+status is 1 unless it is "pass". A run that ended early (interrupted, aborted,
+killed) is verified on what it recorded, with a note saying so.`,
 		Example: `  thinkcap verify run1 --gpu h100-sxm
   thinkcap verify run1 --gpu h100-sxm --step-model calibration.yaml --tolerance ttft_p50=20%,tpot_mean=10% --report run1.html
   thinkcap verify run1 --gpu h200 -tp 2 -o json`,
@@ -52,6 +62,7 @@ when any fails.`,
 	fs := cmd.Flags()
 	o.dep.register(fs)
 	fs.StringVar(&o.tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
+	fs.IntVar(&o.minReqs, "min-requests", verify.DefaultMinRequests, "fewest successful measured requests a verdict rests on (fewer: verdict \"no data\", exit 1)")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML report (tables and plots) to this file")
 	fs.StringVar(&o.plotDir, "plot-dir", "", "write the report's plots as PNG files into this directory")
@@ -66,7 +77,10 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	if err != nil {
 		return badInput(fmt.Errorf("--tolerance: %w", err))
 	}
-	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol)
+	if o.minReqs < 0 {
+		return badInput(fmt.Errorf("--min-requests %d: must be 0 or more", o.minReqs))
+	}
+	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol, o.minReqs)
 	if err != nil {
 		return err
 	}
@@ -93,22 +107,26 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 
 // verifyRun loads the run and verifies the deployment flags' prediction of
 // it (see runConfig); explicit says which flags the user set.
-func verifyRun(dep deploymentFlags, modelSet bool, explicit verify.Explicit, dir string, tol map[string]float64) (*verify.Outcome, error) {
+func verifyRun(dep deploymentFlags, modelSet bool, explicit verify.Explicit, dir string, tol map[string]float64, minRequests int) (*verify.Outcome, error) {
 	cfg, run, err := runConfig(dep, modelSet, dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := verify.Verify(cfg, run, explicit, tol)
+	out, err := verify.Verify(cfg, run, explicit, tol, minRequests)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	return out, nil
 }
 
-// outsideTolerance is the exit-1 error of a failed comparison.
+// outsideTolerance is the exit-1 error of a comparison that did not pass:
+// a check failed, or there was nothing to check.
 func outsideTolerance(c *analysis.Comparison) error {
-	if c.Pass {
+	switch {
+	case c.Pass:
 		return nil
+	case c.Verdict == analysis.VerdictNoData:
+		return fmt.Errorf("verdict: no data: %s", c.Reason)
 	}
 	return fmt.Errorf("prediction outside tolerance: %s", strings.Join(c.Failed, ", "))
 }
@@ -116,6 +134,9 @@ func outsideTolerance(c *analysis.Comparison) error {
 // runConfig loads a run directory and the deployment the flags describe
 // for it; unless modelSet, the model is the run's served model.
 func runConfig(dep deploymentFlags, modelSet bool, dir string) (sim.Config, *verify.Run, error) {
+	if err := dep.validate(); err != nil { // the flags before the run is read
+		return sim.Config{}, nil, err
+	}
 	run, err := verify.LoadRun(dir)
 	if err != nil {
 		return sim.Config{}, nil, badInput(err)
@@ -144,6 +165,9 @@ func writeVerifyTable(w io.Writer, out *verify.Outcome) error {
 		fmt.Fprintf(w, ", %d failed ones not replayed", out.LeftOut)
 	}
 	fmt.Fprintln(w)
+	for _, n := range out.RunState.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if out.TimeScale != 1 {
 		fmt.Fprintf(w, "emulator time scale %g: the measured times are multiplied by it (server time)\n", out.TimeScale)
 	}
@@ -163,11 +187,22 @@ func writeVerifyTable(w io.Writer, out *verify.Outcome) error {
 		}
 		fmt.Fprintln(w)
 	}
-	checked := out.Comparison.Checked()
-	if out.Comparison.Pass {
-		fmt.Fprintf(w, "\nverdict: pass (%d checks)\n", checked)
-	} else {
-		fmt.Fprintf(w, "\nverdict: FAIL (%d of %d checks): %s\n", len(out.Comparison.Failed), checked, strings.Join(out.Comparison.Failed, ", "))
+	cmp := &out.Comparison
+	checked := cmp.Checked()
+	noData := ""
+	if len(cmp.NoData) > 0 {
+		noData = fmt.Sprintf("; %d without data: %s", len(cmp.NoData), strings.Join(cmp.NoData, ", "))
+	}
+	switch {
+	case cmp.Verdict == analysis.VerdictNoData:
+		fmt.Fprintf(w, "\nverdict: no data: %s\n", cmp.Reason)
+	case cmp.Pass:
+		fmt.Fprintf(w, "\nverdict: pass (%d checks%s)\n", checked, noData)
+	default:
+		fmt.Fprintf(w, "\nverdict: FAIL (%d of %d checks%s): %s\n", len(cmp.Failed), checked, noData, strings.Join(cmp.Failed, ", "))
+	}
+	if out.RunState.Early() {
+		fmt.Fprintln(w, "(on a run that ended early: see the note above)")
 	}
 	return nil
 }
