@@ -31,6 +31,7 @@ type LengthControl struct {
 	Prompts *PromptCalibrator
 
 	words sync.Map // request ID → prompt words sent, for Observe
+	saved sync.Map // request ID → prompt sent, for --save-text (SavedPrompt)
 }
 
 // ForceLengthFor is the default of ForceLength for a served model name:
@@ -65,7 +66,19 @@ func (lc *LengthControl) Build(r workload.Request) Request {
 		req.ThinkingBudget = lc.ThinkingBudget
 	}
 	req.SaveText = lc.Saves(r.ID)
+	if req.SaveText {
+		lc.saved.Store(r.ID, req.Prompt)
+	}
 	return req
+}
+
+// SavedPrompt returns, once, the prompt sent for a request whose text is
+// stored (Saves): --save-text keeps what was asked beside what came back.
+// "" for any other request.
+func (lc *LengthControl) SavedPrompt(id string) string {
+	p, _ := lc.saved.LoadAndDelete(id)
+	s, _ := p.(string)
+	return s
 }
 
 // Saves reports whether the text of request id may be stored
@@ -86,6 +99,9 @@ func (lc *LengthControl) Continue(child workload.Request, parent Request, pm *Me
 	}
 	lc.words.Delete(child.ID) // its prompt is not synthetic: keep it out of the calibration
 	req.Prompt = parent.Prompt
+	if req.SaveText {
+		lc.saved.Store(child.ID, req.Prompt)
+	}
 	req.Continue = DefaultThinkStart + "\n" + pm.Reasoning + "\n" + DefaultThinkEnd + "\n\n"
 	return req
 }

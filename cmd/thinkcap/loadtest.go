@@ -3,12 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +29,8 @@ type loadtestOptions struct {
 	requestTimeout time.Duration
 	scrapeInterval time.Duration
 	out            string
+	force          bool
+	progressEvery  time.Duration
 	warmup         string
 	duration       time.Duration
 	maxInFlight    int
@@ -76,7 +75,9 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.DurationVar(&o.headerTimeout, "header-timeout", 60*time.Second, "most time to wait for response headers")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
-	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS)")
+	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS); one holding a run is kept unless --force")
+	fs.BoolVar(&o.force, "force", false, "overwrite the run in an existing --out directory")
+	fs.DurationVar(&o.progressEvery, "progress-interval", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: never)")
 	fs.StringVar(&o.warmup, "warmup", "0", "leave out of the statistics the first N requests (100) or those scheduled in the first D (30s)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop sending new requests after this long")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
@@ -118,11 +119,13 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	dir, err := runDir(o.out)
-	if err != nil {
+	// The directory is refused now but created only when the run is
+	// about to send, so that a refused run leaves none behind.
+	dir := runDirName(o.out)
+	if err := loadgen.CheckRunDir(dir, o.force); err != nil {
 		return badInput(err)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(cmd.Context())
 	defer stop()
 
 	meta := loadgen.Metadata{
@@ -146,7 +149,19 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		}
 	}
 
-	scraper := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, Interval: o.scrapeInterval, APIKey: apiKey})
+	rd, err := loadgen.OpenRunDir(dir, o.force)
+	if err != nil {
+		return badInput(err)
+	}
+	defer rd.Close()
+	// metadata.json says "running" from here on: after a kill -9 a reader
+	// knows the run died, with what it had written.
+	meta.Start, meta.RequestsPlanned = time.Now(), len(reqs)
+	if err := rd.Start(meta); err != nil {
+		return err
+	}
+	printLoadtestStart(cmd.ErrOrStderr(), o, reqs)
+	scraper := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, Interval: o.scrapeInterval, APIKey: apiKey, OnSample: rd.AddSample})
 	scrapeCtx, stopScrape := context.WithCancel(ctx)
 	defer stopScrape()
 	scraped := make(chan struct{})
@@ -157,12 +172,6 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		}
 	}()
 
-	results, err := os.Create(filepath.Join(dir, "results.jsonl"))
-	if err != nil {
-		return badInput(err)
-	}
-	defer results.Close()
-	writer := workload.NewResultWriter(results)
 	lengths := &loadgen.LengthControl{
 		ForceLength:  o.forceLength == "on" || o.forceLength == "auto" && loadgen.ForceLengthFor(o.model),
 		SaveTextRate: o.saveText, Seed: uint64(o.seed),
@@ -171,81 +180,91 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if o.whatIf.thinkBudget > 0 && o.whatIf.policy == workload.PolicyForcedClosure {
 		lengths.ThinkingBudget = o.whatIf.thinkBudget
 	}
-	texts, err := newTextLog(dir, o.saveText)
+	texts, err := newTextLog(rd.Dir, o.saveText)
 	if err != nil {
 		return err
 	}
 	defer texts.close()
-	bar := newProgress(cmd.ErrOrStderr(), "load test")
-	var done, failed atomic.Int64
-	if bar != nil {
-		target := targetRate(reqs)
-		t0 := time.Now()
-		bar.status = func() string {
-			line := fmt.Sprintf("failed %d, %.1f req/s", failed.Load(), float64(done.Load())/time.Since(t0).Seconds())
-			if target > 0 {
-				line += fmt.Sprintf(" (target %.1f)", target)
-			}
-			if s, ok := scraper.Latest(); ok && s.Has(loadgen.FieldKVUsage) {
-				line += fmt.Sprintf(", running %.0f, waiting %.0f, KV %.0f%%", s.Running, s.Waiting, 100*s.KVUsage)
-			}
-			return line
-		}
-	}
-	var writeErr atomic.Value
+	prog := &loadProgress{total: len(reqs), target: targetRate(reqs), span: scheduleSpan(reqs, o), latest: scraper.Latest}
+	stopProgress := prog.show(cmd.ErrOrStderr(), "load test", o.progressEvery)
 	warmupN, warmupD, _ := warmupSpec(o.warmup)
 	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
 		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
-		Duration: o.duration, Warmup: warmupN, WarmupDuration: warmupD, Build: lengths.Build, Continue: lengths.Continue,
+		Duration: o.duration, Warmup: warmupN, WarmupDuration: warmupD,
+		Build: func(r workload.Request) loadgen.Request {
+			prog.sent.Add(1)
+			return lengths.Build(r)
+		},
+		Continue: func(child workload.Request, parent loadgen.Request, pm *loadgen.Measurement) loadgen.Request {
+			prog.sent.Add(1)
+			return lengths.Continue(child, parent, pm)
+		},
 		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
 			lengths.Observe(res.ID, res.PromptTokens)
 			if m != nil && lengths.Saves(res.ID) {
-				texts.write(res.ID, m)
+				texts.write(res.ID, lengths.SavedPrompt(res.ID), m)
 			}
 			// Written and flushed one by one: a crash or Ctrl-C keeps every
 			// finished record.
-			if err := writer.Write(res); err == nil {
-				err = writer.Flush()
-			} else {
-				writeErr.Store(err)
+			_ = rd.WriteResult(res)
+			if m != nil {
+				prog.returned.Add(1)
 			}
 			if !res.OK() {
-				failed.Add(1)
+				prog.failed.Add(1)
 			}
-			bar.update(int(done.Add(1)), len(reqs))
+			prog.done.Add(1)
 		},
 	})
-	bar.done()
+	stopProgress()
 	stopScrape()
 	<-scraped
-	if err, _ := writeErr.Load().(error); err != nil {
-		return fmt.Errorf("writing results: %w", err)
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("writing the run: %w", err)
 	}
 	// One last scrape so the counters cover the end of the window.
 	if o.scrapeInterval > 0 {
 		_, _ = scraper.Scrape(context.Background())
 	}
-	meta.End = time.Now()
 	samples := scraper.Samples()
-	meta.CacheConfig = loadgen.FirstCacheConfig(samples)
 	stats := scraper.Stats()
-	meta.Scrape = &stats
+	rd.Update(func(m *loadgen.Metadata) {
+		m.CacheConfig = loadgen.FirstCacheConfig(samples)
+		m.Scrape = &stats
+	})
 	tel := loadgen.Summarize(samples, measureFrom(outcome, reqs, warmupN, warmupD), outcome.End)
 
 	s := loadtestSummary(o, &outcome, &tel, gaps, meta.MaxModelLen)
-	if err := writeRunFiles(dir, &s, &meta, samples, outcome.Start); err != nil {
+	if err := writeSummary(rd, &s); err != nil {
+		return err
+	}
+	state, reason := loadgen.RunComplete, ""
+	sig := interruptedBy(ctx)
+	if sig != nil {
+		state, reason = loadgen.RunInterrupted, "interrupted by signal "+signalName(sig)
+	}
+	if err := rd.Finish(state, reason); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: wrote %s (results.jsonl, timeline.csv, metadata.json, summary.json)\n", dir)
+	// Whatever was measured is shown, then the exit code says the run
+	// was cut short (130 for Ctrl-C, as shells expect).
+	var stopped error
+	if sig != nil {
+		stopped = &interruptedError{sig: sig, msg: fmt.Sprintf("interrupted after %d of %d requests", rd.Finished(), len(reqs))}
+	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		return writeJSON(out, s)
+		return errors.Join(writeJSON(out, s), stopped)
 	}
 	if err := analysis.WriteTable(out, &s); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nschedule lag p50 %.2f ms, p99 %.2f ms, %d requests later than %v\n",
 		1e3*s.ScheduleLagS.P50, 1e3*s.ScheduleLagS.P99, s.ScheduleLagS.Late, loadgen.LateThreshold)
+	if stopped != nil {
+		return stopped
+	}
 	if o.predict.enabled {
 		return o.predict.verifyRun(cmd, dir)
 	}
@@ -306,15 +325,12 @@ func ensureIDs(reqs []workload.Request) {
 	}
 }
 
-// runDir creates the run directory: the given one, or a timestamped one.
-func runDir(dir string) (string, error) {
+// runDirName is the run directory: the given one, or a timestamped one.
+func runDirName(dir string) string {
 	if dir == "" {
 		dir = "thinkcap-loadtest-" + time.Now().Format("20060102-150405")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("--out: %w", err)
-	}
-	return dir, nil
+	return dir
 }
 
 // measureFrom is when the measured (post-warm-up) part of the run began.
@@ -363,9 +379,14 @@ func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Tele
 	if g := tel.Waiting; g != nil {
 		s.Waiting = analysis.Occupancy{Mean: g.Mean, Peak: int(g.Peak)}
 	}
-	// A client cannot see the server's queue: result records carry no
-	// queue time, so the row is "not measured" rather than a row of zeros.
+	// A client cannot see the server's queue: the row is the server's
+	// vllm:request_queue_time_seconds over the measured window, and "not
+	// measured" (never a row of zeros) when it was not scraped.
 	s.LatencyS.Queue, s.LatencyFromSentS.Queue = analysis.Stat{NoData: true}, analysis.Stat{NoData: true}
+	if q := tel.QueueTime; q != nil {
+		st := analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
+		s.LatencyS.Queue, s.LatencyFromSentS.Queue = st, st
+	}
 	if sd := tel.SpecDecode; sd != nil {
 		s.SpecDecode = &analysis.SpecDecodeStats{AcceptanceLength: sd.AcceptanceLength, AcceptanceRate: sd.AcceptanceRate, PerPosition: sd.PerPosAcceptanceRate}
 	}
@@ -376,18 +397,10 @@ func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Tele
 	return s
 }
 
-// writeRunFiles writes summary.json, metadata.json and timeline.csv.
-func writeRunFiles(dir string, s *analysis.Summary, meta *loadgen.Metadata, samples []loadgen.Sample, start time.Time) error {
-	err := writeFile(filepath.Join(dir, "summary.json"), func(w *bufio.Writer) error {
+// writeSummary writes the run's summary.json (metadata.json and
+// timeline.csv are the run directory's, written as the run goes).
+func writeSummary(rd *loadgen.RunDir, s *analysis.Summary) error {
+	return writeFile(rd.Path(loadgen.SummaryFile), func(w *bufio.Writer) error {
 		return writeJSON(w, s)
-	})
-	if err != nil {
-		return err
-	}
-	if err := loadgen.WriteMetadata(filepath.Join(dir, "metadata.json"), *meta); err != nil {
-		return err
-	}
-	return writeFile(filepath.Join(dir, "timeline.csv"), func(w *bufio.Writer) error {
-		return loadgen.WriteTimelineCSV(w, samples, start)
 	})
 }

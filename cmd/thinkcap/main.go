@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // Exit codes.
@@ -16,6 +17,11 @@ const (
 	exitOK          = 0
 	exitCheckFailed = 1 // an SLO or tolerance check failed, or an unexpected error
 	exitBadInput    = 2 // bad flags, profiles or input files
+	// exitInterrupted and exitTerminated are what a shell reports for a
+	// process killed by SIGINT or SIGTERM (128 + the signal number), so a
+	// script tells a stopped run from a finished one either way.
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
 
 func main() {
@@ -31,6 +37,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "thinkcap: %v\n", err)
+	var stopped *interruptedError
+	if errors.As(err, &stopped) {
+		return stopped.exitCode()
+	}
 	var bad *badInputError
 	if errors.As(err, &bad) || isUsageError(err) {
 		return exitBadInput
@@ -84,4 +94,20 @@ func badInput(err error) error {
 		return nil
 	}
 	return &badInputError{err}
+}
+
+// interruptedError marks work stopped by a signal: exit 130 for SIGINT,
+// 143 for SIGTERM.
+type interruptedError struct {
+	sig os.Signal
+	msg string // e.g. "interrupted after 37 of 100 requests"
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+
+func (e *interruptedError) exitCode() int {
+	if e.sig == syscall.SIGTERM {
+		return exitTerminated
+	}
+	return exitInterrupted
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
-// textLog stores generated text for the fraction of requests --save-text
-// allows (texts.jsonl in the run directory); by default nothing is stored,
-// since prompts and reasoning traces are private.
+// textLog stores the prompt, the reasoning and the answer of the fraction
+// of requests --save-text allows (texts.jsonl in the run directory); by
+// default nothing is stored, not even the file, since prompts and
+// reasoning traces are private.
 type textLog struct {
 	mu  sync.Mutex
 	f   *os.File
@@ -22,14 +23,16 @@ func newTextLog(dir string, rate float64) (*textLog, error) {
 	if rate <= 0 {
 		return &textLog{}, nil
 	}
-	f, err := os.Create(filepath.Join(dir, "texts.jsonl"))
+	f, err := os.Create(filepath.Join(dir, loadgen.TextsFile))
 	if err != nil {
 		return nil, badInput(err)
 	}
 	return &textLog{f: f, enc: json.NewEncoder(f)}, nil
 }
 
-func (t *textLog) write(id string, m *loadgen.Measurement) {
+// write stores one request's texts: prompt is what was sent (the user
+// message, or the completions prompt).
+func (t *textLog) write(id, prompt string, m *loadgen.Measurement) {
 	if t.f == nil {
 		return
 	}
@@ -37,9 +40,10 @@ func (t *textLog) write(id string, m *loadgen.Measurement) {
 	defer t.mu.Unlock()
 	_ = t.enc.Encode(struct {
 		ID        string `json:"id"`
+		Prompt    string `json:"prompt"`
 		Reasoning string `json:"reasoning,omitempty"`
 		Answer    string `json:"answer,omitempty"`
-	}{id, m.Reasoning, m.Text})
+	}{id, prompt, m.Reasoning, m.Text})
 }
 
 func (t *textLog) close() {
