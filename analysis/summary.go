@@ -35,6 +35,10 @@ type Summary struct {
 	ScheduleLagS       *ScheduleLag     `json:"schedule_lag_s,omitempty"`
 	SpecDecode         *SpecDecodeStats `json:"spec_decode,omitempty"`
 	PrefixCacheHitRate *float64         `json:"prefix_cache_hit_rate,omitempty"`
+	// Errors says what failed (summary_errors.go); nil when nothing did.
+	Errors *ErrorBreakdown `json:"errors,omitempty"`
+	// Scrape counts a load test's /metrics scrapes and failures.
+	Scrape *ScrapeCounts `json:"scrape,omitempty"`
 }
 
 // ScheduleLag is how late a load generator sent requests after their

@@ -36,8 +36,14 @@ func WriteTable(w io.Writer, s *Summary) error {
 	renders := []func(io.Writer, *Summary) error{
 		writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
 	}
+	if s.Errors != nil {
+		renders = append(renders, writeErrors)
+	}
 	if len(s.Transforms) > 0 {
 		renders = append(renders, writeTransforms)
+	}
+	if s.Scrape != nil {
+		renders = append(renders, writeScrape)
 	}
 	for _, render := range renders {
 		fmt.Fprintln(ew)
