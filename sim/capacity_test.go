@@ -150,7 +150,7 @@ func TestStartupLogFormat(t *testing.T) {
 }
 
 // TestKVBytesPerToken checks hand-computed bytes per token per GPU
-// (vllm-facts §2.5, hardware-and-models.md §2).
+// (vllm/v1/kv_cache_interface.py; the configs cited in profiles/data/models.yaml).
 func TestKVBytesPerToken(t *testing.T) {
 	draft := refModel(t, "qwen3-0.6b")
 	cases := []struct {

@@ -27,7 +27,8 @@ var calibrationContexts = []int{256, 1024, 4096, 16384, 32768, 65536, 125000}
 
 // TestDecodeITLCalibration: with the embedded GPU profiles' coefficients,
 // concurrency-1 decode ITL reproduces the vLLM FP8-KV blog's fits
-// (hardware-and-models.md §3: vLLM v0.19.1, ITL = intercept + slope × ctx)
+// (https://blog.vllm.ai/2026/04/22/fp8-kvcache.html: vLLM v0.19.1,
+// ITL = intercept + slope × ctx)
 // within 10 % from 256 to 125,000 context tokens, and gpt-oss-20b's bf16
 // slopes within 10 %.
 func TestDecodeITLCalibration(t *testing.T) {

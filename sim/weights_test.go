@@ -140,7 +140,7 @@ func refParseStartupLog(t *testing.T, text string) refStartupLog {
 }
 
 // TestModelParams checks the parameter split against the architectures
-// (hardware-and-models.md §2).
+// (each model's Hugging Face config.json, cited in profiles/data/models.yaml).
 func TestModelParams(t *testing.T) {
 	cases := []struct {
 		model          string

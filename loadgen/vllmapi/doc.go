@@ -2,7 +2,10 @@
 // needs it: request bodies, stream chunks, usage, error bodies and metric
 // names (with their aliases across versions). Both the load generator and
 // the emulator import it, so the client and the server cannot drift apart.
-// Facts and their places in vLLM's source: reference/vllm-facts.md §4-§6.
+// Their places in vLLM's source (github.com/vllm-project/vllm): metric names
+// in vllm/v1/metrics/loggers.py; streams in
+// vllm/entrypoints/openai/chat_completion/serving.py and
+// completion/serving.py; /v1/models in entrypoints/openai/models/api_router.py.
 //
 // Read first: request.go (what a client sends), chunk.go (what a stream
 // carries), errors.go (the error bodies and ParseError), metrics.go (the
