@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -292,5 +294,194 @@ func TestServeThinksWhenAsked(t *testing.T) {
 				t.Fatalf("%d of %d requests came back with reasoning (%.3f), want a fraction in [%g, %g]", thinking, n, f, tc.wantMin, tc.wantMax)
 			}
 		})
+	}
+}
+
+// TestServeModelNames: serve answers to the --model argument as given
+// (a profile name or a Hugging Face id, both resolve the profile) unless
+// --served-model-name names others, listed in order; any served name
+// works in a request, another is a 404.
+func TestServeModelNames(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		ids       []string
+		root      string
+		profileIn string
+	}{
+		{nil, []string{"Qwen/Qwen3-8B"}, "Qwen/Qwen3-8B", "(qwen3-8b on"},
+		{[]string{"--model", "Qwen/Qwen3-8B"}, []string{"Qwen/Qwen3-8B"}, "Qwen/Qwen3-8B", "(qwen3-8b on"},
+		{[]string{"--model", "qwen3-8b"}, []string{"qwen3-8b"}, "qwen3-8b", "(qwen3-8b on"},
+		{[]string{"--model", "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"}, []string{"deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"}, "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "(deepseek-r1-distill-qwen-7b on"},
+		{[]string{"--model", "qwen3-8b", "--served-model-name", "qwen3", "Qwen/Qwen3-8B"}, []string{"qwen3", "Qwen/Qwen3-8B"}, "qwen3-8b", "(qwen3-8b on"},
+		{[]string{"--served-model-name", "a,b", "--served-model-name", "c", "--served-model-name", "a"}, []string{"a", "b", "c"}, "Qwen/Qwen3-8B", "(qwen3-8b on"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			url, out := startServe(t, append([]string{"--time-scale", "1000", "--disable-log-stats"}, tc.args...)...)
+			if !strings.Contains(out.String(), "model "+strings.Join(tc.ids, ", ")+" "+tc.profileIn) {
+				t.Errorf("ready line %q", out.String())
+			}
+			resp, err := http.Get(url + "/v1/models")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var list struct {
+				Data []struct{ ID, Root string }
+			}
+			err = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			var ids []string
+			for _, d := range list.Data {
+				ids = append(ids, d.ID)
+				if d.Root != tc.root {
+					t.Errorf("%s: root %q, want %q", d.ID, d.Root, tc.root)
+				}
+			}
+			if err != nil || strings.Join(ids, "|") != strings.Join(tc.ids, "|") {
+				t.Fatalf("/v1/models ids %q %v, want %q", ids, err, tc.ids)
+			}
+			for _, name := range append(append([]string(nil), tc.ids...), "not-served") {
+				resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(`{"model":"`+name+`","prompt":"x","max_tokens":2}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if want := map[bool]int{true: 404, false: 200}[name == "not-served"]; resp.StatusCode != want {
+					t.Errorf("model %q: status %d, want %d", name, resp.StatusCode, want)
+				}
+			}
+		})
+	}
+}
+
+// TestServeLogs: at --log-level debug each request gets uvicorn's access
+// line; the stats line comes every --log-stats-interval while tokens
+// flow; on SIGTERM (the context) serve says how many streams it drained.
+func TestServeLogs(t *testing.T) {
+	out := &syncBuffer{}
+	c := newServeCmd()
+	c.SetArgs([]string{"--port", "0", "--drain-timeout", "20s", "--time-scale", "1", "--log-level", "debug", "--log-stats-interval", "50ms"})
+	c.SetOut(out)
+	c.SetErr(out)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.ExecuteContext(ctx) }()
+	var url string
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s:\n%s", what, out.String())
+			}
+		}
+	}
+	waitUntil("the ready line", func() bool {
+		_, rest, ok := strings.Cut(out.String(), "http://")
+		if ok {
+			url = "http://" + strings.Fields(rest)[0]
+		}
+		return ok
+	})
+	// About half a second of decoding at real time.
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json",
+		strings.NewReader(`{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"x"}],"max_tokens":80,"ignore_eos":true,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	waitUntil("a stats line with generation", func() bool {
+		return regexp.MustCompile(`(?m)^INFO \d\d-\d\d \d\d:\d\d:\d\d \[loggers\.py\] Engine 000: Avg prompt throughput: \d+\.\d tokens/s, Avg generation throughput: [1-9]\d*\.\d tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: \d+\.\d%, Prefix cache hit rate: 0\.0%$`).MatchString(out.String())
+	})
+	if !regexp.MustCompile(`(?m)^INFO:     127\.0\.0\.1:\d+ - "POST /v1/chat/completions HTTP/1\.1" 200 OK$`).MatchString(out.String()) {
+		t.Fatalf("no access line:\n%s", out.String())
+	}
+	cancel() // SIGTERM while the stream runs: it drains
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
+		t.Errorf("the stream did not finish: %q", body)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	for _, want := range []string{`INFO:     Shutting down: draining 1 in-flight streams`, `INFO:     Drained 1 streams in `} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestServeLoadgenSplit drives the emulator (default traffic profile)
+// with the load generator's length control, as thinkcap loadtest does:
+// every request gets exactly its tokens; the low-effort records that do not
+// think (sent with thinking off) get no thinking, every other record some.
+func TestServeLoadgenSplit(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := cat.Model("qwen3-8b")
+	gpu, _ := cat.GPU("h100-sxm")
+	tr, _ := cat.TrafficProfile(defaultTraffic)
+	classes, err := workload.ClassesFromTraffic(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler, err := emulator.NewClassSampler(classes, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu, err := emulator.New(emulator.Config{Sim: sim.Config{Model: model, GPU: gpu}, TimeScale: 1000, Seed: 2, Traffic: sampler.Draw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	go func() { _ = emu.Run(ctx) }()
+	defer emu.Close()
+	srv := httptest.NewServer(emu.Handler())
+	defer srv.Close()
+	reqs, err := workload.Synthetic{Requests: 200, RatePerS: 2000, Seed: 8, Classes: classes}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := loadgen.NewClient(loadgen.ClientConfig{BaseURL: srv.URL, Model: emu.ModelName(), ReasoningParser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lengths := &loadgen.LengthControl{ForceLength: true}
+	var mu sync.Mutex
+	measured := map[string]loadgen.Measurement{}
+	out := loadgen.Run(ctx, client, loadgen.RunConfig{Requests: reqs, Build: lengths.Build,
+		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
+			mu.Lock()
+			measured[res.ID] = *m
+			mu.Unlock()
+		}})
+	if len(out.Results) != len(reqs) {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	plain, thinking := 0, 0
+	for _, r := range reqs {
+		m := measured[r.ID]
+		if !m.OK() || m.ThinkTokens+m.AnswerTokens != max(r.ThinkTokens+r.AnswerTokens, 1) {
+			t.Fatalf("%s: %s, %d+%d tokens for a record of %d+%d", r.ID, m.Status, m.ThinkTokens, m.AnswerTokens, r.ThinkTokens, r.AnswerTokens)
+		}
+		if off := r.ThinkTokens == 0 && r.Mode == workload.ModeLow; off != (m.ThinkTokens == 0) {
+			t.Errorf("%s (%s, %d think): %d thinking tokens came back", r.ID, r.Mode, r.ThinkTokens, m.ThinkTokens)
+		} else if off {
+			plain++
+		} else {
+			thinking++
+		}
+	}
+	if plain == 0 || thinking == 0 {
+		t.Fatalf("%d records without thinking, %d with: want both", plain, thinking)
 	}
 }
