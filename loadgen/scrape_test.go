@@ -269,3 +269,34 @@ func TestScraperNoVLLMMetrics(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestScraperOnSampleAndBoundedMemory: every sample reaches OnSample (the
+// timeline keeps them all) while the scraper keeps at most MaxSamples,
+// always the first (every window's baseline) and the latest.
+func TestScraperOnSampleAndBoundedMemory(t *testing.T) {
+	var n int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n++
+		fmt.Fprintf(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running %d\n", n)
+	}))
+	defer srv.Close()
+	var seen []float64
+	s := NewScraper(ScraperConfig{URL: srv.URL, MaxSamples: 4, OnSample: func(smp Sample) { seen = append(seen, smp.Running) }})
+	for range 11 {
+		if _, err := s.Scrape(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 11 || seen[10] != 11 {
+		t.Fatalf("OnSample saw %v", seen)
+	}
+	kept := s.Samples()
+	if len(kept) > 4 || kept[0].Running != 1 || kept[len(kept)-1].Running != 11 {
+		t.Fatalf("kept %d samples: first %v, last %v", len(kept), kept[0].Running, kept[len(kept)-1].Running)
+	}
+	for i := 1; i < len(kept); i++ {
+		if !kept[i].Time.After(kept[i-1].Time) {
+			t.Fatalf("samples out of order at %d", i)
+		}
+	}
+}

@@ -186,3 +186,29 @@ func TestReadTimelineCSVErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTimelineCSVPartialLastLine: a run killed mid-write leaves a
+// row without its newline; it is dropped with a note, never an error.
+func TestReadTimelineCSVPartialLastLine(t *testing.T) {
+	full := "time_s,replica,kv_usage,running,waiting,preemptions\n0.000,0,0.1,2,0,0\n1.000,0,0.2,3,1,0\n"
+	for _, c := range []struct {
+		name  string
+		in    string
+		rows  int
+		noted bool
+	}{
+		{"complete", full, 2, false},
+		{"cut mid-row", full + "2.000,0,0.", 2, true},
+		{"cut mid-number of the last cell", full + "2.000,0,0.3,4,1,1", 2, true},
+		{"header only", "time_s,replica\n", 0, false},
+	} {
+		var notes []string
+		rows, err := ReadTimelineCSVNoted(strings.NewReader(c.in), func(s string) { notes = append(notes, s) })
+		if err != nil || len(rows) != c.rows || (len(notes) > 0) != c.noted {
+			t.Errorf("%s: %d rows, notes %q, %v", c.name, len(rows), notes, err)
+		}
+		if c.noted && !strings.Contains(notes[0], "line 4") {
+			t.Errorf("%s: note %q should name line 4", c.name, notes[0])
+		}
+	}
+}
