@@ -31,6 +31,13 @@ type Calibration struct {
 	// HeldOut is the error on data the fit did not see: each run fitted on
 	// the others, or, with one run, half its requests fitted on the other.
 	HeldOut []HeldOut `json:"held_out"`
+	// Improved is true when the held-out error fell (see improved); a
+	// calibration that does not improve it is not written by default.
+	Improved bool `json:"improved"`
+	// Warning says why the calibration is not an improvement.
+	Warning string `json:"warning,omitempty"`
+	// Notes are the runs' notes: those that ended early, partial lines.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // HeldOut is the prediction error on one held-out set before and after
@@ -115,6 +122,12 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done,
 	if err != nil {
 		return nil, err
 	}
+	for _, r := range runs {
+		for _, n := range r.State.Notes {
+			c.Notes = append(c.Notes, r.Dir+": "+n)
+		}
+	}
+	defer c.judge()
 	report(1)
 	// Held out: each run against a fit of the others; one run: its odd
 	// requests against a fit of its even ones.
@@ -213,4 +226,31 @@ func mape(pred, meas []workload.Result, pick requestFilter) (MAPE, int) {
 		m.TPOT /= nTPOT
 	}
 	return m, int(n)
+}
+
+// judge sets Improved and Warning from the held-out error. The fit targets
+// the decode spans, so it is judged on what they make: the mean over the
+// held-out sets of the TPOT and E2E errors (TTFT adds the API server's own
+// time, which no coefficient has) must fall. Without a held-out set there
+// is nothing to judge it by, which is no improvement either.
+func (c *Calibration) judge() {
+	var before, after, n float64
+	for _, h := range c.HeldOut {
+		if h.Skipped != "" || h.Requests == 0 {
+			continue
+		}
+		before += h.Before.TPOT + h.Before.E2E
+		after += h.After.TPOT + h.After.E2E
+		n++
+	}
+	switch {
+	case n == 0:
+		c.Improved, c.Warning = false, "no held-out set could be predicted: nothing shows the calibration improves on the coefficients it started from"
+	case after < before:
+		c.Improved, c.Warning = true, ""
+	default:
+		c.Improved = false
+		c.Warning = fmt.Sprintf("the calibration does not improve the held-out error (TPOT and E2E MAPE %.2f%% before, %.2f%% after, mean over %d sets)",
+			100*before/(2*n), 100*after/(2*n), int(n))
+	}
 }

@@ -115,7 +115,6 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		}
 	}
 	c.Iterations = min(c.Iterations, maxIterations)
-	c.After = withParams(before, p)
 	c.Fitted = nil
 	for k, co := range coefficients {
 		if free[k] {
@@ -124,6 +123,8 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 			}
 		}
 	}
+	c.After = fittedCoefficients(before, p, c.Fitted)
+	copy(p, params(c.After))
 	// What TTFT has beyond the engine: the median, over requests scheduled
 	// on arrival, of measured TTFT less the rebuilt steps at the fit.
 	if err := setModels(); err != nil {

@@ -2,8 +2,14 @@ package verify
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -96,4 +102,70 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 		}
 	}
 	t.Logf("iterations %d, after %+v, held out %+v", c.Iterations, c.After, c.HeldOut)
+}
+
+// TestCalibrateNoImprovement: runs of a server that is exactly the model
+// the calibration starts from leave nothing to improve: the held-out error
+// is 0 before, and a fit can only move away from it. The calibration says
+// so instead of passing for an improvement.
+func TestCalibrateNoImprovement(t *testing.T) {
+	cfg := testConfig(t)
+	runs := []*Run{
+		simulatedRun(t, cfg, testTraffic(t, 200, 2, 1), "a"),
+		simulatedRun(t, cfg, testTraffic(t, 200, 12, 2), "b"),
+	}
+	c, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Improved || !strings.Contains(c.Warning, "does not improve the held-out error") {
+		t.Errorf("improved %v, warning %q; held out %+v: want no improvement", c.Improved, c.Warning, c.HeldOut)
+	}
+}
+
+// TestCalibrateRoundsCoefficients: the fitted coefficients keep the four
+// significant digits the fit determines, in the struct, its JSON and the
+// file, which reads back as the same coefficients; the held-out error of
+// a real improvement is reported as one.
+func TestCalibrateRoundsCoefficients(t *testing.T) {
+	cfg := testConfig(t)
+	server := cfg
+	server.Step.KVBandwidthEfficiency, server.Step.ComputeEfficiency, server.Step.StepOverheadMs = 0.62, 0.42, 2.3
+	run := simulatedRun(t, server, testTraffic(t, 200, 6, 3), "a")
+	c, err := Calibrate([]sim.Config{cfg}, []*Run{run}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Improved || c.Warning != "" {
+		t.Errorf("improved %v (%s): held out %+v", c.Improved, c.Warning, c.HeldOut)
+	}
+	for _, v := range []float64{c.After.KVBandwidthEfficiency, c.After.ComputeEfficiency, c.After.StepOverheadMs} {
+		if s := strconv.FormatFloat(v, 'g', -1, 64); len(strings.Trim(strings.ReplaceAll(s, ".", ""), "0")) > 4 {
+			t.Errorf("fitted coefficient %s has more than 4 significant digits", s)
+		}
+	}
+	data, err := profiles.EncodeStepCoefficients(c.After, "head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if long := regexp.MustCompile(`\d{6,}`).FindString(string(data)); long != "" {
+		t.Errorf("the file has a %d-digit number %s:\n%s", len(long), long, data)
+	}
+	path := filepath.Join(t.TempDir(), "cal.yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := profiles.LoadStepCoefficients(path)
+	if err != nil || back != c.After {
+		t.Errorf("reads back as %+v (%v), want %+v", back, err, c.After)
+	}
+	// The held-out error was measured with the rounded coefficients: the
+	// file reproduces it.
+	h, err := heldOut(cfg, run, c.Before, back, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full, err := heldOut(cfg, run, c.Before, c.After, nil); err != nil || h.After != full.After {
+		t.Errorf("held out with the file %+v, with the calibration %+v (%v)", h.After, full.After, err)
+	}
 }

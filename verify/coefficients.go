@@ -2,6 +2,9 @@ package verify
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"sort"
 	"strings"
 
@@ -65,6 +68,32 @@ func withParams(s profiles.StepCoefficients, p []float64) profiles.StepCoefficie
 		v := p[k]
 		if c.inverse && v > 0 {
 			v = 1 / v
+		}
+		*c.field(&s) = v
+	}
+	return s
+}
+
+// fittedDigits is how many significant digits a fitted coefficient keeps:
+// the fit stops once no parameter moves by more than converged (0.1%), so
+// a fourth digit is the last one it determines; more would be noise
+// written as if it were measured.
+var fittedDigits = 1 + int(math.Ceil(-math.Log10(converged)))
+
+// fittedCoefficients is before with the fitted coefficients set from the
+// parameters p, rounded to fittedDigits significant digits, and every
+// other coefficient exactly as it was (1/(1/v) need not be v). The file
+// calibrate writes, its JSON and the held-out error then all use the same
+// numbers, and the file shows no digit the fit did not determine.
+func fittedCoefficients(before profiles.StepCoefficients, p []float64, fitted []string) profiles.StepCoefficients {
+	s, all := before, withParams(before, p)
+	for _, c := range coefficients {
+		if !slices.Contains(fitted, c.name) {
+			continue
+		}
+		v := *c.field(&all)
+		if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', fittedDigits, 64), 64); err == nil {
+			v = r
 		}
 		*c.field(&s) = v
 	}

@@ -17,8 +17,9 @@ import (
 type calibrateOptions struct {
 	dep    deploymentFlags
 	fit    []string
-	out    string
-	output string
+	out         string
+	output      string
+	writeAnyway bool
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -38,7 +39,15 @@ overhead per run is fitted beside them on TTFT and reported, not written.
 It writes a --step-model file that simulate, size, serve and verify accept,
 and reports the error (MAPE) before and after on data the fit did not see:
 each run predicted by a fit of the others, or, from one run, its odd requests
-by a fit of its even ones.`,
+by a fit of its even ones. When that error does not fall (the mean of the
+held-out TPOT and E2E errors, what the fit targets), calibrate warns, writes
+no file and exits 1: the coefficients it started from predict better.
+--write-anyway writes it regardless. The coefficients fitted are written to
+4 significant digits, the most the fit determines (it stops when no
+parameter moves by 0.1%).
+
+Runs that ended early (interrupted, aborted, killed) are used as far as
+they go, with a note.`,
 		Example: `  thinkcap calibrate run1 run2 run3 --gpu h100-sxm --out h100-qwen3-8b.yaml
   thinkcap verify run4 --gpu h100-sxm --step-model h100-qwen3-8b.yaml`,
 		Args: cobra.MinimumNArgs(1),
@@ -49,6 +58,7 @@ by a fit of its even ones.`,
 	fs.StringSliceVar(&o.fit, "fit", verify.DefaultFit, "coefficients to fit (the others stay as the GPU profile and --step-model have them)")
 	fs.StringVar(&o.out, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	fs.BoolVar(&o.writeAnyway, "write-anyway", false, "write --out even when the calibration does not improve the held-out error")
 	return cmd
 }
 
@@ -86,20 +96,37 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	}
 	head := fmt.Sprintf("thinkcap calibrate, %s: step-time coefficients of %s on %s, fitted to %s.\nUse with --step-model in simulate, size, serve and verify.",
 		time.Now().UTC().Format("2006-01-02"), cfgs[0].Model.Name, cfgs[0].GPU.Name, strings.Join(bases, ", "))
-	data, err := profiles.EncodeStepCoefficients(c.After, head)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.out, data, 0o644); err != nil {
-		return badInput(fmt.Errorf("--out: %w", err))
+	write := c.Improved || o.writeAnyway
+	if write {
+		data, err := profiles.EncodeStepCoefficients(c.After, head)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.out, data, 0o644); err != nil {
+			return badInput(fmt.Errorf("--out: %w", err))
+		}
 	}
 	w := cmd.OutOrStdout()
+	if c.Warning != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", c.Warning)
+	}
 	if o.output == "json" {
-		return writeJSON(w, c)
+		if err := writeJSON(w, c); err != nil {
+			return err
+		}
+	} else {
+		for _, n := range c.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+		if err := verify.WriteCalibrationTable(w, c); err != nil {
+			return err
+		}
+		if write {
+			fmt.Fprintf(w, "\nwrote %s: pass it as --step-model to simulate, size, serve and verify\n", o.out)
+		}
 	}
-	if err := verify.WriteCalibrationTable(w, c); err != nil {
-		return err
+	if !write {
+		return fmt.Errorf("calibration not written to %s: it does not improve the held-out error (--write-anyway writes it)", o.out)
 	}
-	fmt.Fprintf(w, "\nwrote %s: pass it as --step-model to simulate, size, serve and verify\n", o.out)
 	return nil
 }

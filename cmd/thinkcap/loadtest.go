@@ -39,6 +39,11 @@ type loadtestOptions struct {
 	noParser       bool
 	output         string
 	predict        predictFlags
+	// Checks before and after the load (loadtest_checks.go).
+	noPreflight            bool
+	maxConsecutiveFailures int
+	maxFailureRate         float64
+	thresholds             []string
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -68,7 +73,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.profilesPath, "profiles", "", "extra traffic profiles: a YAML file or a directory of them")
 	fs.Int64Var(&o.seed, "seed", 0, "random seed of the synthetic traffic and prompts")
 	fs.StringVar(&o.url, "url", "", "the server's base URL, e.g. http://127.0.0.1:8000 (required)")
-	fs.StringVar(&o.model, "model", "", "the served model name, as in /v1/models (required)")
+	fs.StringVar(&o.model, "model", "", "the served model name, as in /v1/models (default: the server's only model)")
 	fs.StringVar(&o.endpoint, "endpoint", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)")
 	fs.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (never written anywhere)")
 	fs.StringVar(&o.caCert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate")
@@ -85,6 +90,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
 	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	o.registerChecks(fs)
 	o.predict.register(fs)
 	return cmd
 }
@@ -109,11 +115,25 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if err != nil {
 		return err
 	}
+	checks, err := o.checks(cmd.Flags())
+	if err != nil {
+		return err
+	}
 	apiKey := os.Getenv(o.apiKeyEnv)
+	// One HTTP client for the preflight, the warm-up and the run: the
+	// connections it opens first are the ones the load uses.
+	httpClient, err := loadgen.NewHTTPClient(o.caCert)
+	if err != nil {
+		return badInput(fmt.Errorf("--ca-cert: %w", err))
+	}
+	models, err := o.preflight(cmd.Context(), httpClient, apiKey, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	gaps := &loadgen.GapHistogram{}
 	client, err := loadgen.NewClient(loadgen.ClientConfig{
 		BaseURL: o.url, Model: o.model, Endpoint: loadgen.Endpoint(o.endpoint), APIKey: apiKey,
-		HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, CACert: o.caCert,
+		HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, HTTPClient: httpClient,
 		ReasoningParser: !o.noParser, Gaps: gaps,
 	})
 	if err != nil {
@@ -132,12 +152,8 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		Command: loadgen.RedactCommandLine(os.Args, apiKey), TargetURL: o.url, Model: o.model,
 		Start: time.Now(), Options: map[string]any{"endpoint": o.endpoint, "requests": len(reqs), "warmup": o.warmup, "concurrency": o.traffic.concurrency},
 	}
-	meta.ServerVersion, _ = loadgen.FetchVersion(ctx, nil, o.url, apiKey)
-	if models, err := loadgen.FetchModels(ctx, nil, o.url, apiKey); err == nil {
-		meta.Models, meta.MaxModelLen = models.Models, models.MaxModelLen(o.model)
-	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: warning: /v1/models: %v\n", err)
-	}
+	meta.ServerVersion, _ = loadgen.FetchVersion(ctx, httpClient, o.url, apiKey)
+	meta.Models, meta.MaxModelLen = models.Models, models.MaxModelLen(o.model)
 
 	if o.predict.enabled {
 		cfg, server, err := o.predict.config(ctx, o, &meta, apiKey)
@@ -185,12 +201,14 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		return err
 	}
 	defer texts.close()
+	o.warmConnections(ctx, httpClient, apiKey, reqs)
 	prog := &loadProgress{total: len(reqs), target: targetRate(reqs), span: scheduleSpan(reqs, o), latest: scraper.Latest}
 	stopProgress := prog.show(cmd.ErrOrStderr(), "load test", o.progressEvery)
 	warmupN, warmupD, _ := warmupSpec(o.warmup)
 	outcome := loadgen.Run(ctx, client, loadgen.RunConfig{
 		Requests: reqs, Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
 		Duration: o.duration, Warmup: warmupN, WarmupDuration: warmupD,
+		MaxConsecutiveFailures: o.maxConsecutiveFailures, OnAbort: o.sayAbort(cmd.ErrOrStderr()),
 		Build: func(r workload.Request) loadgen.Request {
 			prog.sent.Add(1)
 			return lengths.Build(r)
@@ -235,10 +253,14 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	tel := loadgen.Summarize(samples, measureFrom(outcome, reqs, warmupN, warmupD), outcome.End)
 
 	s := loadtestSummary(o, &outcome, &tel, gaps, meta.MaxModelLen)
+	o.addFailures(&s, &outcome, stats)
 	if err := writeSummary(rd, &s); err != nil {
 		return err
 	}
 	state, reason := loadgen.RunComplete, ""
+	if outcome.Aborted != "" {
+		state, reason = loadgen.RunAborted, outcome.Aborted
+	}
 	sig := interruptedBy(ctx)
 	if sig != nil {
 		state, reason = loadgen.RunInterrupted, "interrupted by signal "+signalName(sig)
@@ -255,7 +277,10 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
-		return errors.Join(writeJSON(out, s), stopped)
+		if stopped != nil {
+			return errors.Join(writeJSON(out, s), stopped)
+		}
+		return errors.Join(writeJSON(out, s), verdict(out, false, &s, checks, outcome.Aborted, rd.Finished(), len(reqs)))
 	}
 	if err := analysis.WriteTable(out, &s); err != nil {
 		return err
@@ -265,10 +290,12 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if stopped != nil {
 		return stopped
 	}
-	if o.predict.enabled {
-		return o.predict.verifyRun(cmd, dir)
+	// Thresholds after the summary; an aborted run has nothing to verify.
+	failed := verdict(out, true, &s, checks, outcome.Aborted, rd.Finished(), len(reqs))
+	if o.predict.enabled && outcome.Aborted == "" {
+		return errors.Join(failed, o.predict.verifyRun(cmd, dir))
 	}
-	return nil
+	return failed
 }
 
 // warmupSpec parses --warmup: a request count or a duration.
@@ -284,11 +311,15 @@ func (o *loadtestOptions) validate() error {
 	if _, _, err := warmupSpec(o.warmup); err != nil {
 		return err
 	}
+	// The traffic, what-if and --predict flags, before any request is sent.
+	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate()); err != nil {
+		return badInput(err)
+	}
 	switch {
 	case o.url == "":
 		return badInput(fmt.Errorf("--url is required (the vLLM server, e.g. http://127.0.0.1:8000)"))
-	case o.model == "":
-		return badInput(fmt.Errorf("--model is required (the served model name, as /v1/models lists it)"))
+	case o.model == "" && o.noPreflight:
+		return badInput(fmt.Errorf("--model is required with --no-preflight (without it, the server's only model is used)"))
 	case o.endpoint != "chat" && o.endpoint != "completions":
 		return badInput(fmt.Errorf("--endpoint %q: valid endpoints are chat, completions", o.endpoint))
 	case o.forceLength != "auto" && o.forceLength != "on" && o.forceLength != "off":
