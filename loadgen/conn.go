@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 // connTrace times one request's wait for a connection and the moment it
@@ -168,4 +171,39 @@ func WarmConnections(ctx context.Context, client *http.Client, baseURL, apiKey s
 		r.Body.Close()
 	}
 	return opened
+}
+
+// Rough per-request durations for sizing the warm pool in open loop: a
+// reasoning response streams for seconds to minutes, and the pool only
+// needs the right order of magnitude (MaxWarmConnections bounds it).
+const (
+	warmBaseS     = 0.5  // prefill and the first token
+	warmPerTokenS = 0.02 // one decode step of a loaded server
+)
+
+// ExpectedConcurrency is how many requests the run will have in flight
+// early on, the connections worth opening first: the closed loop's
+// concurrency, the open loop's cap, or, by Little's law, the schedule's
+// rate times a typical request's duration estimated from its lengths.
+// Bounded by MaxWarmConnections and the number of requests.
+func ExpectedConcurrency(reqs []workload.Request, concurrency, maxInFlight int) int {
+	n := len(reqs)
+	switch {
+	case n == 0:
+		return 0
+	case concurrency > 0:
+		n = min(n, concurrency)
+	case maxInFlight > 0:
+		n = min(n, maxInFlight)
+	case reqs[n-1].ArrivalS <= 0:
+		// Everything at once: every request is in flight together.
+	default:
+		rate := float64(n-1) / reqs[n-1].ArrivalS
+		var dur float64
+		for i := range reqs {
+			dur += warmBaseS + warmPerTokenS*float64(reqs[i].ThinkTokens+reqs[i].AnswerTokens)
+		}
+		n = min(n, int(math.Ceil(rate*dur/float64(n))))
+	}
+	return max(min(n, MaxWarmConnections), 1)
 }

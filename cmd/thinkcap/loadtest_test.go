@@ -147,13 +147,15 @@ func TestLoadtestConnectionRefusedIsARecord(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there now
 	dir := t.TempDir()
-	_, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "m", "--requests", "3", "--rate", "100",
+	// Past the preflight (--no-preflight), each refused connection is a
+	// connect_error record, and a run where nothing succeeded fails.
+	_, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "m", "--requests", "3", "--rate", "100", "--no-preflight",
 		"--prompt-tokens", "5", "--think-tokens", "1", "--answer-tokens", "1", "--scrape-interval", "0", "--out", dir, "-o", "json")
-	if code != 0 {
+	if code != exitCheckFailed || !strings.Contains(errOut, "no request succeeded (3 connect_error") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	res, err := workload.ReadResultsFile(filepath.Join(dir, "results.jsonl"))
-	if err != nil || len(res) != 3 || res[0].OK() {
+	if err != nil || len(res) != 3 || res[0].Status != workload.StatusConnectError {
 		t.Fatalf("results %+v, %v", res, err)
 	}
 }
