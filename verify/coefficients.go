@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/thinkcap/thinkcap/profiles"

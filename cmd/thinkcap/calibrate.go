@@ -15,8 +15,8 @@ import (
 )
 
 type calibrateOptions struct {
-	dep    deploymentFlags
-	fit    []string
+	dep         deploymentFlags
+	fit         []string
 	out         string
 	output      string
 	writeAnyway bool
