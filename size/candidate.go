@@ -139,9 +139,11 @@ func (s Space) Candidates() ([]Candidate, error) {
 // is not an error here: the search reports it as a failed candidate.
 func (s Space) Validate() error {
 	var errs []error
+	// A listed value is a value given: 0 is refused as vLLM refuses it,
+	// not taken for the default (sim.CheckFlag).
 	for _, tp := range s.TP {
-		if tp < 1 {
-			errs = append(errs, fmt.Errorf("--tp: %d is not a GPU count", tp))
+		if err := sim.CheckFlag("tensor-parallel-size", float64(tp)); err != nil {
+			errs = append(errs, fmt.Errorf("--tp: %w", err))
 		}
 	}
 	for _, kv := range s.KVCacheDtypes {
@@ -150,8 +152,8 @@ func (s Space) Validate() error {
 		}
 	}
 	for _, n := range s.MaxNumSeqs {
-		if n < 0 {
-			errs = append(errs, fmt.Errorf("--max-num-seqs: %d is negative", n))
+		if err := sim.CheckFlag("max-num-seqs", float64(n)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -48,7 +48,7 @@ func (o Options) Validate() error {
 	if math.IsNaN(o.MaxPreemptionRate) || o.MaxPreemptionRate < 0 {
 		errs = append(errs, fmt.Errorf("--max-preemption-rate must be at least 0, got %g", o.MaxPreemptionRate))
 	}
-	if o.MaxReplicas < 0 {
+	if o.MaxReplicas < 0 { // 0: DefaultMaxReplicas
 		errs = append(errs, fmt.Errorf("--max-replicas must be at least 1, got %d", o.MaxReplicas))
 	}
 	for gpu, p := range o.Prices {

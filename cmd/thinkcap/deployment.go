@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -34,9 +35,13 @@ type deploymentFlags struct {
 	replicas     int
 	router       string
 	seed         int64
+	// set is the flag set the flags were registered in: which were given
+	// (a flag given as 0 is checked, not taken for vLLM's default).
+	set *pflag.FlagSet
 }
 
 func (f *deploymentFlags) register(fs *pflag.FlagSet) {
+	f.set = fs
 	fs.StringVar(&f.profilesPath, "profiles", "", "extra GPU/model/traffic profiles: a YAML file or a directory of them")
 	fs.StringVar(&f.model, "model", "qwen3-8b", "model profile name or Hugging Face id (see thinkcap profiles)")
 	fs.StringVar(&f.gpu, "gpu", "h100-sxm", "GPU profile name (see thinkcap profiles)")
@@ -75,10 +80,82 @@ func (f *deploymentFlags) catalog() (*profiles.Catalog, error) {
 	return cat, nil
 }
 
+// given reports whether the user set the flag.
+func (f *deploymentFlags) given(name string) bool { return f.set != nil && f.set.Changed(name) }
+
+// validate checks what the flags say on their own, needing no profile:
+// the engine's values (checkValues), --speculative-config and
+// --acceptance. It reports every problem, as bad input.
+func (f *deploymentFlags) validate() error {
+	_, err := f.speculative()
+	return badInput(errors.Join(f.checkValues(), err))
+}
+
+// checkValues checks every numeric engine flag given against vLLM's bounds
+// (sim.CheckFlag: a flag given as 0 is refused where vLLM refuses 0) and
+// the enum flags given.
+func (f *deploymentFlags) checkValues() error {
+	var errs []error
+	for _, n := range []struct {
+		flag string
+		v    float64
+	}{
+		{"tensor-parallel-size", float64(f.tp)},
+		{"gpu-memory-utilization", f.gpuMemUtil},
+		{"max-num-seqs", float64(f.maxNumSeqs)},
+		{"max-num-batched-tokens", float64(f.maxBatched)},
+		{"max-model-len", float64(f.maxModelLen)},
+		{"block-size", float64(f.blockSize)},
+		{"num-gpu-blocks-override", float64(f.blocks)},
+		{"kv-cache-memory-bytes", float64(f.kvMemBytes)},
+		{"long-prefill-token-threshold", float64(f.longPrefill)},
+		{"replicas", float64(f.replicas)},
+	} {
+		if f.given(n.flag) {
+			errs = append(errs, sim.CheckFlag(n.flag, n.v))
+		}
+	}
+	for _, c := range []struct{ flag, v string }{
+		{"kv-cache-dtype", f.kvCacheDtype},
+		{"quantization", f.quantization},
+		{"scheduling-policy", f.policy},
+		{"router", f.router},
+	} {
+		if f.given(c.flag) {
+			errs = append(errs, sim.CheckFlagChoice(c.flag, c.v))
+		}
+	}
+	return badInput(errors.Join(errs...))
+}
+
+// speculative parses --speculative-config with --acceptance (or the
+// method's default acceptance); nil when off.
+func (f *deploymentFlags) speculative() (*sim.SpeculativeConfig, error) {
+	sc, err := sim.ParseSpeculativeConfig(f.specConfig)
+	switch {
+	case err != nil:
+		return nil, err
+	case sc == nil && f.acceptance != "":
+		return nil, fmt.Errorf("--acceptance needs --speculative-config")
+	case sc == nil:
+		return nil, nil
+	case f.acceptance != "":
+		if sc.AcceptanceRates, err = sim.ParseAcceptance(f.acceptance, sc.NumSpeculativeTokens); err != nil {
+			return nil, err
+		}
+	default:
+		sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
+	}
+	return sc, nil
+}
+
 // config builds the simulator's deployment from the flags. Errors are bad
 // input.
 func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
 	var cfg sim.Config
+	if err := f.validate(); err != nil {
+		return cfg, err
+	}
 	model, err := cat.Model(f.model)
 	if err != nil {
 		return cfg, badInput(fmt.Errorf("--model: %w", err))
@@ -115,32 +192,18 @@ func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
 		Router:                    f.router,
 		Seed:                      f.seed,
 	}
-	if f.specConfig != "" && f.specConfig != "off" {
-		sc, err := sim.ParseSpeculativeConfig(f.specConfig)
-		if err != nil {
-			return cfg, badInput(err)
-		}
-		if sc != nil {
-			if f.acceptance != "" {
-				sc.AcceptanceRates, err = sim.ParseAcceptance(f.acceptance, sc.NumSpeculativeTokens)
-				if err != nil {
-					return cfg, badInput(err)
-				}
-			} else {
-				sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
-			}
-			if sc.Method == "draft_model" {
-				draft, err := cat.Model(sc.Model)
-				if err != nil {
-					return cfg, badInput(fmt.Errorf("--speculative-config: draft model: %w", err))
-				}
-				cfg.DraftModel = &draft
-			}
-			cfg.Speculative = sc
-		}
-	} else if f.acceptance != "" {
-		return cfg, badInput(fmt.Errorf("--acceptance needs --speculative-config"))
+	sc, err := f.speculative()
+	if err != nil {
+		return cfg, badInput(err)
 	}
+	if sc != nil && sc.Method == sim.SpecDraftModel {
+		draft, err := cat.Model(sc.Model)
+		if err != nil {
+			return cfg, badInput(fmt.Errorf("--speculative-config: draft model: %w", err))
+		}
+		cfg.DraftModel = &draft
+	}
+	cfg.Speculative = sc
 	if err := cfg.Resolve(); err != nil {
 		return cfg, badInput(err)
 	}

@@ -324,10 +324,20 @@ func (o *loadtestOptions) validate() error {
 		return badInput(fmt.Errorf("--endpoint %q: valid endpoints are chat, completions", o.endpoint))
 	case o.forceLength != "auto" && o.forceLength != "on" && o.forceLength != "off":
 		return badInput(fmt.Errorf("--force-length %q: valid values are auto, on, off", o.forceLength))
-	case o.saveText < 0 || o.saveText > 1:
+	case !(o.saveText >= 0 && o.saveText <= 1):
 		return badInput(fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.saveText))
-	case o.maxInFlight < 0 || o.duration < 0 || o.scrapeInterval < 0:
-		return badInput(fmt.Errorf("--max-in-flight, --duration and --scrape-interval must not be negative"))
+	case o.maxInFlight < 0:
+		return badInput(fmt.Errorf("--max-in-flight must be at least 0 (0: no cap), got %d", o.maxInFlight))
+	case o.duration < 0 || o.duration == 0 && o.traffic.set.Changed("duration"):
+		return badInput(fmt.Errorf("--duration must be positive (leave it out for no limit), got %v", o.duration))
+	case o.scrapeInterval < 0:
+		return badInput(fmt.Errorf("--scrape-interval must be at least 0 (0: never), got %v", o.scrapeInterval))
+	case o.progressEvery < 0:
+		return badInput(fmt.Errorf("--progress-interval must be at least 0 (0: never), got %v", o.progressEvery))
+	case o.headerTimeout <= 0:
+		return badInput(fmt.Errorf("--header-timeout must be positive, got %v", o.headerTimeout))
+	case o.requestTimeout <= 0:
+		return badInput(fmt.Errorf("--request-timeout must be positive, got %v", o.requestTimeout))
 	case o.whatIf.route != "":
 		return badInput(fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint"))
 	case o.output != "table" && o.output != "json":

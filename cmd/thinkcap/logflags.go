@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,8 +26,16 @@ func (f *logFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip invalid records (and report how many and why) instead of failing")
 }
 
+// logFormatNames are the --workload-format names workload's readers take
+// (workload/reader.go resolveRequestFormat: the formats and their aliases),
+// so that a bad one is named as the flag before any log is opened.
+var logFormatNames = append(workload.FormatNames(), "", "auto", workload.FormatJSONL, "json", "ndjson", "openai")
+
 func (f *logFlags) options() (workload.ReadOptions, error) {
 	opt := workload.ReadOptions{Format: f.format, SkipInvalid: f.skipInvalid}
+	if !slices.Contains(logFormatNames, strings.ToLower(strings.TrimSpace(f.format))) {
+		return opt, badInput(fmt.Errorf("--workload-format %q: unknown (valid: %s)", f.format, strings.Join(workload.FormatNames(), ", ")))
+	}
 	if f.mapping != "" {
 		m, err := workload.ParseMapping(f.mapping)
 		if err != nil {

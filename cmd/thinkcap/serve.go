@@ -105,11 +105,27 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 	if o.port < 0 || o.port > 65535 {
 		return badInput(fmt.Errorf("--port %d: want 0..65535", o.port))
 	}
-	if !(o.timeScale > 0) {
-		return badInput(fmt.Errorf("--time-scale %g: want a positive number", o.timeScale))
+	if !(o.timeScale > 0 && o.timeScale <= 1e6) { // emulator.Config's bound
+		return badInput(fmt.Errorf("--time-scale %g: want a positive number up to 1e6", o.timeScale))
 	}
 	if o.drainTimeout < 0 {
 		return badInput(fmt.Errorf("--drain-timeout %v is negative", o.drainTimeout))
+	}
+	// The fault injection and the reasoning field, named as flags before
+	// the engine is built (emulator.Config.Validate checks them too).
+	for _, r := range []struct {
+		flag string
+		v    float64
+	}{{"--fail-rate", o.failRate}, {"--abort-rate", o.abortRate}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			return badInput(fmt.Errorf("%s must be a fraction in [0, 1], got %g", r.flag, r.v))
+		}
+	}
+	if o.headerDelay < 0 {
+		return badInput(fmt.Errorf("--header-delay %v is negative", o.headerDelay))
+	}
+	if o.reasoningField != emulator.ReasoningField && o.reasoningField != emulator.ReasoningContentField {
+		return badInput(fmt.Errorf("--reasoning-field %q: want %s or %s", o.reasoningField, emulator.ReasoningField, emulator.ReasoningContentField))
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -58,8 +60,12 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	if o.timelineInterval <= 0 {
-		return badInput(fmt.Errorf("--timeline-interval must be positive, got %g", o.timelineInterval))
+	if !(o.timelineInterval > 0) || math.IsInf(o.timelineInterval, 1) {
+		return badInput(fmt.Errorf("--timeline-interval must be a positive number of seconds, got %g", o.timelineInterval))
+	}
+	// Every flag before any work: a bad one is named at once.
+	if err := errors.Join(o.dep.validate(), o.traffic.validate(), o.whatIf.validate()); err != nil {
+		return badInput(err)
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {

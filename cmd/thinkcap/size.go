@@ -92,12 +92,24 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if o.traffic.concurrency != 0 {
 		return badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
 	}
+	// Every flag before any work; size's own lists are checked by
+	// size.Space.Validate, its --speculative-config list in space.
+	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate()); err != nil {
+		return badInput(err)
+	}
+	if o.maxReplicas < 1 { // size.Options takes 0 for its default
+		return badInput(fmt.Errorf("--max-replicas must be at least 1, got %d", o.maxReplicas))
+	}
 	slos, err := size.ParseSLOs(o.slo)
 	if err != nil {
 		return badInput(fmt.Errorf("--slo: %w", err))
 	}
 	prices, err := parsePrices(o.prices)
 	if err != nil {
+		return badInput(err)
+	}
+	opts := size.Options{SLOs: slos, MaxPreemptionRate: o.maxPreemptionRate, MaxReplicas: o.maxReplicas, Prices: prices}
+	if err := opts.Validate(); err != nil {
 		return badInput(err)
 	}
 	cat, err := o.dep.catalog()
@@ -123,10 +135,8 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if bar != nil {
 		bar.unit = "candidates"
 	}
-	res, err := size.Search(cands, reqs, size.Options{
-		SLOs: slos, MaxPreemptionRate: o.maxPreemptionRate, MaxReplicas: o.maxReplicas,
-		Prices: prices, Progress: bar.update,
-	})
+	opts.Progress = bar.update
+	res, err := size.Search(cands, reqs, opts)
 	bar.done()
 	if err != nil {
 		return badInput(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -41,9 +42,11 @@ type trafficFlags struct {
 	think       string
 	answer      string
 	concurrency int
+	set         *pflag.FlagSet // where the flags were registered: which were given
 }
 
 func (f *trafficFlags) register(fs *pflag.FlagSet) {
+	f.set = fs
 	fs.StringVar(&f.workload, "workload", "", "request log to replay (native records, OpenAI usage records or mapped JSONL/CSV, optionally .gz)")
 	f.log.register(fs)
 	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests: a name (see thinkcap profiles) or a YAML file from thinkcap fit")
@@ -57,10 +60,47 @@ func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (arrival times are ignored)")
 }
 
+// validate checks the traffic flags before any log is read: every problem,
+// as bad input. A flag left out takes its default (0 for --requests, --rate,
+// --speedup and --concurrency means "not given"); a flag given is checked,
+// 0 included.
+func (f *trafficFlags) validate() error {
+	given := func(name string) bool { return f.set != nil && f.set.Changed(name) }
+	var errs []error
+	if given("requests") && f.requests < 1 {
+		errs = append(errs, fmt.Errorf("--requests must be at least 1, got %d", f.requests))
+	}
+	if given("concurrency") && f.concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency))
+	}
+	// +Inf is allowed: every request at once, as vllm bench serve's
+	// --request-rate inf.
+	if given("rate") && !(f.rate > 0) {
+		errs = append(errs, fmt.Errorf("--rate must be a positive number of requests per second, got %g", f.rate))
+	}
+	if given("speedup") && !(f.speedup > 0) {
+		errs = append(errs, fmt.Errorf("--speedup must be a positive factor, got %g", f.speedup))
+	}
+	if f.arrival != arrivalDayShaped {
+		if _, err := workload.ParseArrival(f.arrival, 1); err != nil {
+			errs = append(errs, fmt.Errorf("--arrival: %w", err))
+		}
+	}
+	if f.prompt != "" || f.think != "" || f.answer != "" {
+		if _, err := lengthClass(f.prompt, f.think, f.answer); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := f.log.options(); err != nil {
+		errs = append(errs, err)
+	}
+	return badInput(errors.Join(errs...))
+}
+
 // requests reads or generates the requests. Warnings go to warn.
 func (f *trafficFlags) load(cat *profiles.Catalog, seed int64, warn io.Writer) ([]workload.Request, error) {
-	if f.concurrency < 0 {
-		return nil, badInput(fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency))
+	if err := f.validate(); err != nil {
+		return nil, err
 	}
 	if f.workload != "" {
 		return f.replay(seed, warn)
