@@ -20,6 +20,8 @@ func FuzzRequestBody(f *testing.F) {
 		`{"model":"nope","prompt":"x"}`,
 		`{"messages":[{"role":"user","content":["a",1]}],"min_tokens":5,"max_tokens":2}`,
 		`{"model":"Qwen/Qwen3-8B","prompt":"x","max_tokens":1,"thinking_token_budget":-5,"chat_template_kwargs":{"enable_thinking":"yes"}}`,
+		`{"messages":[{"role":"user","content":"x"}],"max_tokens":4,"min_tokens":4,"vllm_xargs":{"thinkcap_think_tokens":"3"},"reasoning_effort":"high"}`,
+		`{"messages":[{"role":"user","content":"x"}],"vllm_xargs":{"thinkcap_think_tokens":[1]},"reasoning_effort":7}`,
 		`not json`, `{}`, `[]`, `null`,
 	} {
 		f.Add(seed, true)

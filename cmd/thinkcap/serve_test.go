@@ -189,6 +189,13 @@ func TestServeBadInput(t *testing.T) {
 		{"--fail-rate", "2", "--port", "0"},
 		{"--traffic", "no-such-profile", "--port", "0"},
 		{"--port", "70000"},
+		{"--port", "0", "Qwen/Qwen3-8B"}, // arguments without --served-model-name
+		{"--port", "0", "--served-model-name", ""},
+		{"--port", "0", "--served-model-name", "a,,b"},
+		{"--port", "0", "--served-model-name", "a", " "},
+		{"--port", "0", "--log-level", "trace"},
+		{"--port", "0", "--log-stats-interval", "0s"},
+		{"--port", "0", "--model", "Qwen/Qwen9"},
 	} {
 		c := newServeCmd()
 		c.SetArgs(args)
