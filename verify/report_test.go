@@ -175,6 +175,33 @@ func TestWriteReportPass(t *testing.T) {
 	}
 }
 
+// TestWriteReportNoData: a run with too little measured reads "no data",
+// neither pass nor FAIL; an unmeasured metric's row is not highlighted as
+// a failure; a run that ended early carries its note; the table shows the
+// bound.
+func TestWriteReportNoData(t *testing.T) {
+	out := reportOutcome()
+	out.Measured.KVUsage = analysis.KVUsage{NoData: true}
+	out.Comparison = analysis.Compare(&out.Predicted, &out.Measured, map[string]float64{"tpot_mean": 0.5, "kv_usage_mean": 0.15})
+	out.Comparison.RequireRequests(7, 20)
+	out.RunState = RunState{State: "interrupted", Notes: []string{"run interrupted after 7 of 200 requests (interrupted by signal)"}}
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, out); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	// html/template writes + as &#43;.
+	for _, want := range []string{"Verdict: no data: 7 requests compared (need at least 20)", "Note: run interrupted after 7 of 200 requests",
+		"<th>bound</th>", "±50.0% &#43; 1 ms"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "Verdict: pass") || strings.Contains(html, "Verdict: FAIL") || strings.Contains(html, `<tr class="fail"><td>KV usage mean`) {
+		t.Error("a no-data report reads as a pass or a failure")
+	}
+}
+
 func TestWriteReportEscapes(t *testing.T) {
 	out := reportOutcome()
 	out.Run = `runs/<script>alert("x")</script>`
