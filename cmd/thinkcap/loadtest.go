@@ -428,10 +428,12 @@ func loadtestSummary(o *loadtestOptions, out *loadgen.Outcome, tel *loadgen.Tele
 		st := analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
 		s.LatencyS.Queue, s.LatencyFromSentS.Queue = st, st
 	}
-	if sd := tel.SpecDecode; sd != nil {
+	// Rates over nothing (no draft made, no prefix queried in the window)
+	// are unknown, not 0.
+	if sd := tel.SpecDecode; sd != nil && sd.Drafts > 0 && sd.DraftTokens > 0 {
 		s.SpecDecode = &analysis.SpecDecodeStats{AcceptanceLength: sd.AcceptanceLength, AcceptanceRate: sd.AcceptanceRate, PerPosition: sd.PerPosAcceptanceRate}
 	}
-	if pc := tel.PrefixCache; pc != nil {
+	if pc := tel.PrefixCache; pc != nil && pc.Queries > 0 {
 		rate := pc.HitRate
 		s.PrefixCacheHitRate = &rate
 	}
