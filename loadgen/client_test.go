@@ -375,7 +375,7 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusHTTPError || m.HTTPStatus != 0 || !strings.Contains(m.Error, "refused") {
+		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusConnectError || m.HTTPStatus != 0 || !strings.Contains(m.Error, "refused") {
 			t.Errorf("status %s error %q", m.Status, m.Error)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -127,12 +128,14 @@ const MaxWarmConnections = 256
 // WarmConnections opens n connections to the server at baseURL before the
 // schedule starts, so that no early request pays for the client's own
 // dialling (and TLS handshake) in its TTFT. It sends n GET /health at
-// once and closes their bodies only when all have answered, so that each
-// needs a connection of its own; the answers' status does not matter (a
-// server without /health still keeps the connection). It returns how many
-// connections answered. Connections the server later closes as idle (vLLM:
-// VLLM_HTTP_TIMEOUT_KEEP_ALIVE, 5 s by default) are dialled again on need,
-// and that request's connect_s says how long it took.
+// once, each holding its connection (in httptrace's GotConn) until all n
+// have one: the transport must open n, even though an empty answer would
+// otherwise hand a connection back at once for the next to reuse. The
+// answers' status does not matter (a server without /health still keeps
+// the connection). It returns how many connections were held. Connections
+// the server later closes as idle (vLLM: VLLM_HTTP_TIMEOUT_KEEP_ALIVE, 5 s
+// by default) are dialled again on need, and that request's connect_s
+// says how long it took.
 func WarmConnections(ctx context.Context, client *http.Client, baseURL, apiKey string, n int) int {
 	n = min(n, MaxWarmConnections)
 	root, err := serverRoot(baseURL)
@@ -142,35 +145,44 @@ func WarmConnections(ctx context.Context, client *http.Client, baseURL, apiKey s
 	u := root.JoinPath("health").String()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	resps := make([]*http.Response, n)
+	var arrived sync.WaitGroup // one Done per request: holding a connection, or failed
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	var held atomic.Int64
 	var wg sync.WaitGroup
-	for i := range n {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			var once sync.Once
+			done := func() { once.Do(arrived.Done) }
+			defer done()
+			trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+				held.Add(1)
+				done()
+				select {
+				case <-all:
+				case <-ctx.Done():
+				}
+			}}
+			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, u, nil)
 			if err != nil {
 				return
 			}
 			req.Header.Set("User-Agent", "thinkcap")
 			scrapeAuthorize(req, apiKey)
-			if resp, err := client.Do(req); err == nil {
-				resps[i] = resp
+			resp, err := client.Do(req)
+			if err != nil {
+				return
 			}
+			// Read to the end so the connection goes back to the idle pool.
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
 		}()
 	}
 	wg.Wait()
-	opened := 0
-	for _, r := range resps {
-		if r == nil {
-			continue
-		}
-		opened++
-		// Read to the end so the connection goes back to the idle pool.
-		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxErrorBody))
-		r.Body.Close()
-	}
-	return opened
+	return int(held.Load())
 }
 
 // Rough per-request durations for sizing the warm pool in open loop: a
