@@ -127,6 +127,14 @@ func (h *Histogram) Stats() (s HistogramStats, ok bool) {
 	}
 	s.Mean = h.Sum / h.Count
 	s.P50, s.P90, s.P99 = h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99)
+	// A hostile or broken exposition (bounds near ±MaxFloat64) can
+	// overflow the interpolation: no statistic rather than a NaN that
+	// summary.json cannot hold.
+	for _, v := range []float64{s.Mean, s.P50, s.P90, s.P99} {
+		if !finite(v) {
+			return HistogramStats{Count: h.Count}, false
+		}
+	}
 	return s, true
 }
 
