@@ -245,7 +245,7 @@ func TestClientFaults(t *testing.T) {
 			w.WriteHeader(400)
 			json.NewEncoder(w).Encode(vllmapi.NewError(400, vllmapi.ErrorTypeBadRequest,
 				"This model's maximum context length is 4096 tokens. However, you requested 5000 output tokens"))
-		}, workload.StatusHTTPError, 400, "maximum context length is 4096"},
+		}, workload.StatusRejected, 400, "maximum context length is 4096"},
 		{"400 flat error body", false, func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(400)
 			w.Write(clientFixture(t, "error-400-flat-object-error-matryoshka.json"))
@@ -256,7 +256,7 @@ func TestClientFaults(t *testing.T) {
 		}, workload.StatusHTTPError, 401, "Unauthorized"},
 		{"429 plain text", false, func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "slow down", http.StatusTooManyRequests)
-		}, workload.StatusHTTPError, 429, "http 429: slow down"},
+		}, workload.StatusRejected, 429, "http 429: slow down"},
 		{"500", false, func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(500)
 			json.NewEncoder(w).Encode(vllmapi.NewError(500, vllmapi.ErrorTypeInternal, "engine dead"))
