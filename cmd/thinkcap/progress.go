@@ -23,6 +23,7 @@ type progress struct {
 	start time.Time
 	p     *mpb.Progress
 	bar   *mpb.Bar
+	last  time.Time // of the previous update, for the ETA's moving average
 	// status, if set, is shown after the bar and refreshed with it (a load
 	// test's failures, in-flight requests, rates and live KV usage).
 	status func() string
@@ -55,7 +56,14 @@ func (p *progress) update(done, total int) {
 			mpb.AppendDecorators(appended...),
 		)
 	}
-	p.bar.SetCurrent(int64(done))
+	// EwmaSetCurrent, not SetCurrent: the ETA decorator averages the
+	// time per unit and stays blank without it.
+	now := time.Now()
+	if p.last.IsZero() {
+		p.last = p.start
+	}
+	p.bar.EwmaSetCurrent(int64(done), now.Sub(p.last))
+	p.last = now
 }
 
 // done removes the bar.
@@ -79,6 +87,8 @@ type loadProgress struct {
 	start  time.Time
 	latest func() (loadgen.Sample, bool)
 
+	showETA bool // in the status: the bar shows its own
+
 	sent     atomic.Int64 // requests handed to the client
 	returned atomic.Int64 // of those, finished
 	done     atomic.Int64 // records written, cancelled follow-ups included
@@ -97,6 +107,8 @@ func (p *loadProgress) show(out io.Writer, label string, interval time.Duration)
 	if bar != nil {
 		bar.status = p.status
 		interval = 200 * time.Millisecond
+	} else {
+		p.showETA = true
 	}
 	go func() {
 		defer close(exited)
@@ -138,7 +150,7 @@ func (p *loadProgress) status() string {
 	if p.target > 0 {
 		line += fmt.Sprintf(" (target %.1f)", p.target)
 	}
-	if eta, ok := p.eta(elapsed, done); ok {
+	if eta, ok := p.eta(elapsed, done); ok && p.showETA {
 		line += ", ETA " + shortDuration(eta)
 	}
 	if p.latest != nil {
