@@ -133,7 +133,8 @@ const MaxWarmConnections = 256
 // otherwise hand a connection back at once for the next to reuse. The
 // answers' status does not matter (a server without /health still keeps
 // the connection). It returns how many connections were held. Connections
-// the server later closes as idle (vLLM: VLLM_HTTP_TIMEOUT_KEEP_ALIVE, 5 s
+// the server later closes as idle (vLLM: uvicorn's timeout_keep_alive from
+// VLLM_HTTP_TIMEOUT_KEEP_ALIVE in vllm/envs.py, 5 s
 // by default) are dialled again on need, and that request's connect_s
 // says how long it took.
 func WarmConnections(ctx context.Context, client *http.Client, baseURL, apiKey string, n int) int {
