@@ -229,28 +229,47 @@ func mape(pred, meas []workload.Result, pick requestFilter) (MAPE, int) {
 }
 
 // judge sets Improved and Warning from the held-out error. The fit targets
-// the decode spans, so it is judged on what they make: the mean over the
-// held-out sets of the TPOT and E2E errors (TTFT adds the API server's own
-// time, which no coefficient has) must fall. Without a held-out set there
-// is nothing to judge it by, which is no improvement either.
+// the decode spans, so it is judged on what they make, the TPOT and E2E
+// errors (TTFT adds the API server's own time, which no coefficient has):
+// the geometric mean over the held-out sets and both metrics of the error
+// after over the error before must be below 1. A ratio weighs each set and
+// metric alike, so that one set's outlying error (a TPOT of a request whose
+// tokens came in one chunk) cannot hide the others getting worse. Without
+// a held-out set there is nothing to judge it by, which is no improvement
+// either.
 func (c *Calibration) judge() {
-	var before, after, n float64
+	logSum, n, sets := 0.0, 0, 0
 	for _, h := range c.HeldOut {
 		if h.Skipped != "" || h.Requests == 0 {
 			continue
 		}
-		before += h.Before.TPOT + h.Before.E2E
-		after += h.After.TPOT + h.After.E2E
-		n++
+		sets++
+		for _, ba := range [][2]float64{{h.Before.TPOT, h.After.TPOT}, {h.Before.E2E, h.After.E2E}} {
+			before, after := ba[0], ba[1]
+			if before == 0 && after == 0 {
+				continue // nothing to improve, nothing lost
+			}
+			logSum += math.Log(after / before) // +Inf when the fit lost an exact prediction
+			n++
+		}
 	}
+	ratio := math.Exp(logSum / float64(max(n, 1)))
 	switch {
-	case n == 0:
+	case sets == 0:
 		c.Improved, c.Warning = false, "no held-out set could be predicted: nothing shows the calibration improves on the coefficients it started from"
-	case after < before:
+	case n > 0 && ratio < 1:
 		c.Improved, c.Warning = true, ""
 	default:
 		c.Improved = false
-		c.Warning = fmt.Sprintf("the calibration does not improve the held-out error (TPOT and E2E MAPE %.2f%% before, %.2f%% after, mean over %d sets)",
-			100*before/(2*n), 100*after/(2*n), int(n))
+		c.Warning = fmt.Sprintf("the calibration does not improve the held-out error: the TPOT and E2E errors after are %s (geometric mean over %d held-out sets)",
+			ratioWords(ratio), sets)
 	}
+}
+
+// ratioWords says how the errors after compare with those before.
+func ratioWords(r float64) string {
+	if math.IsInf(r, 1) {
+		return "above zero where they were zero before"
+	}
+	return fmt.Sprintf("%.3g× those before", r)
 }

@@ -183,6 +183,9 @@ func window(results []workload.Result) (from, to float64) {
 // measuredITL is the load test's inter-token latency: every gap it saw
 // (summary.json), or, without a summary, the mean of the requests' own.
 func measuredITL(r *Run, results []workload.Result) analysis.Stat {
+	if len(results) == 0 {
+		return analysis.Stat{NoData: true} // nothing measured, whatever the summary's zeros say
+	}
 	if s := r.Summary; s != nil {
 		if s.LatencyFromSentS != nil && !s.LatencyFromSentS.ITL.NoData && s.LatencyFromSentS.ITL != (analysis.Stat{}) {
 			return s.LatencyFromSentS.ITL

@@ -21,6 +21,9 @@ func SimulationSummary(rep *sim.Report) analysis.Summary {
 	s.Capacity = CapacitySummary(rep.Capacity)
 	q := rep.ITL
 	s.LatencyS.ITL = analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
+	if len(rep.Results) == 0 {
+		s.LatencyS.ITL = analysis.Stat{NoData: true} // no request, no gap
+	}
 	preemptions := rep.Preemptions
 	s.Preemptions = &preemptions
 	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}

@@ -39,9 +39,10 @@ overhead per run is fitted beside them on TTFT and reported, not written.
 It writes a --step-model file that simulate, size, serve and verify accept,
 and reports the error (MAPE) before and after on data the fit did not see:
 each run predicted by a fit of the others, or, from one run, its odd requests
-by a fit of its even ones. When that error does not fall (the mean of the
-held-out TPOT and E2E errors, what the fit targets), calibrate warns, writes
-no file and exits 1: the coefficients it started from predict better.
+by a fit of its even ones. When that error does not fall (the TPOT and E2E
+errors, what the fit targets: the geometric mean over the held-out sets of
+the error after over the error before), calibrate warns, writes no file and
+exits 1: the coefficients it started from predict better.
 --write-anyway writes it regardless. The coefficients fitted are written to
 4 significant digits, the most the fit determines (it stops when no
 parameter moves by 0.1%).
