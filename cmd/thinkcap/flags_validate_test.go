@@ -101,14 +101,17 @@ var badFlagValues = map[string][]string{
 	"name":               {"a b"},
 	// verify and loadtest --predict: the verdict's floor.
 	"min-requests": {"-1"},
-	// loadtest's progress lines.
-	"progress-interval": {"-1s"},
+	// loadtest's progress lines, breaker and failure bound.
+	"progress-interval":        {"-1s"},
+	"max-consecutive-failures": {"-1"},
+	"max-failure-rate":         {"-0.1", "1.5", "NaN"},
 }
 
 // badFlagValuesFor are the values of a flag whose name means something else
 // in one command.
 var badFlagValuesFor = map[string]map[string][]string{
-	"fit": {"report": {"yaml"}},
+	"fit":      {"report": {"yaml"}},
+	"loadtest": {"threshold": {"ttft_p99<<2s", "latency<1s"}},
 }
 
 // freeFlags take any value a command cannot check before it uses it (a
@@ -158,7 +161,9 @@ var flagExtraFor = map[string]map[string][]string{
 // flagBase are the arguments each command runs with around the bad flag:
 // a small run, so that a flag the command failed to check shows as a
 // finished run (exit 0) or a later error that does not name the flag,
-// never as a long one; loadtest's server counts what reaches it.
+// never as a long one (loadtest stops sending after 2 s even when
+// --requests=0 were taken for its default of 2000); loadtest's server
+// counts what reaches it.
 func flagBase(t *testing.T, url string) map[string][]string {
 	dir := t.TempDir()
 	return map[string][]string{
@@ -167,7 +172,7 @@ func flagBase(t *testing.T, url string) map[string][]string {
 		"size":     {"--slo", "ttft_p99=100s", "--requests", "5", "--max-replicas", "1"},
 		// --predict, so that the prediction's flags are checked as values
 		// (TestLoadtestDeploymentFlagsWithoutPredict covers them without).
-		"loadtest":  {"--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "1", "--scrape-interval", "0", "--out", filepath.Join(dir, "run"), "--predict"},
+		"loadtest":  {"--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "1", "--duration", "2s", "--scrape-interval", "0", "--out", filepath.Join(dir, "run"), "--predict"},
 		"serve":     {"--host", "256.0.0.1"}, // a host no listener takes: never a server left running
 		"verify":    {filepath.Join(dir, "no-run")},
 		"calibrate": {filepath.Join(dir, "no-run")},
