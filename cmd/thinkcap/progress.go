@@ -130,6 +130,7 @@ func (p *loadProgress) show(out io.Writer, label string, interval time.Duration)
 	return func() {
 		close(quit)
 		<-exited
+		bar.update(int(p.done.Load()), p.total) // the bar ends on the final count
 		bar.done()
 	}
 }
