@@ -44,6 +44,7 @@ fuzz:
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzParseMetrics -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzReadTimelineCSV -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseTolerances -fuzztime $(FUZZTIME)
+	$(GO) test ./verify -run '^$$' -fuzz FuzzReadRunFiles -fuzztime $(FUZZTIME)
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseThresholds -fuzztime $(FUZZTIME)
 	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
