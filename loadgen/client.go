@@ -139,6 +139,11 @@ type Request struct {
 	EnableThinking *bool
 	// ReasoningEffort is sent as reasoning_effort (chat only).
 	ReasoningEffort string
+	// ThinkTokens, when set on a length-forced request, is how many of its
+	// tokens the record says were thinking, sent as vllm_xargs (stock vLLM
+	// ignores it; thinkcap serve honours it, so a load test of the emulator
+	// gets its records' think/answer split).
+	ThinkTokens *int
 	// Priority is sent when non-zero (needs --scheduling-policy priority).
 	Priority int
 	Stop     []string
@@ -264,6 +269,9 @@ func (c *Client) Body(req Request) ([]byte, error) {
 	if req.ThinkingBudget > 0 {
 		b := req.ThinkingBudget
 		extras.ThinkingTokenBudget = &b
+	}
+	if req.ThinkTokens != nil {
+		extras.VLLMXArgs = map[string]any{vllmapi.XArgThinkTokens: *req.ThinkTokens}
 	}
 	opts := &vllmapi.StreamOptions{IncludeUsage: true, ContinuousUsageStats: c.cfg.ContinuousUsage}
 	var body any

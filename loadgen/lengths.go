@@ -57,6 +57,8 @@ func (lc *LengthControl) Build(r workload.Request) Request {
 	}
 	if lc.ForceLength {
 		req.MinTokens, req.IgnoreEOS = req.MaxTokens, true
+		think := min(r.ThinkTokens, req.MaxTokens)
+		req.ThinkTokens = &think
 	}
 	if r.ThinkTokens == 0 && r.Mode == workload.ModeLow {
 		off := false

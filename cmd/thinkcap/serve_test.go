@@ -424,8 +424,9 @@ func TestServeLogs(t *testing.T) {
 
 // TestServeLoadgenSplit drives the emulator (default traffic profile)
 // with the load generator's length control, as thinkcap loadtest does:
-// every request gets exactly its tokens; the low-effort records that do not
-// think (sent with thinking off) get no thinking, every other record some.
+// every request gets exactly its tokens, split between thinking and answer
+// as its record says (sent as vllm_xargs); the low-effort records that do
+// not think (sent with thinking off) get no thinking.
 func TestServeLoadgenSplit(t *testing.T) {
 	cat, err := profiles.Embedded()
 	if err != nil {
@@ -474,11 +475,21 @@ func TestServeLoadgenSplit(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	plain, thinking := 0, 0
+	plain, thinking, exact := 0, 0, 0
 	for _, r := range reqs {
 		m := measured[r.ID]
 		if !m.OK() || m.ThinkTokens+m.AnswerTokens != max(r.ThinkTokens+r.AnswerTokens, 1) {
 			t.Fatalf("%s: %s, %d+%d tokens for a record of %d+%d", r.ID, m.Status, m.ThinkTokens, m.AnswerTokens, r.ThinkTokens, r.AnswerTokens)
+		}
+		// At this time scale the client falls behind and the emulator
+		// merges steps into one delta (as vLLM's output collector does),
+		// which a client can only split in proportion; with a delta per
+		// token the split it measures is exact.
+		if m.TokenEvents == m.ThinkTokens+m.AnswerTokens {
+			exact++
+			if m.ThinkTokens != r.ThinkTokens {
+				t.Errorf("%s: %d+%d tokens came back for a record of %d+%d: the split is not the record's", r.ID, m.ThinkTokens, m.AnswerTokens, r.ThinkTokens, r.AnswerTokens)
+			}
 		}
 		if off := r.ThinkTokens == 0 && r.Mode == workload.ModeLow; off != (m.ThinkTokens == 0) {
 			t.Errorf("%s (%s, %d think): %d thinking tokens came back", r.ID, r.Mode, r.ThinkTokens, m.ThinkTokens)
@@ -490,5 +501,8 @@ func TestServeLoadgenSplit(t *testing.T) {
 	}
 	if plain == 0 || thinking == 0 {
 		t.Fatalf("%d records without thinking, %d with: want both", plain, thinking)
+	}
+	if exact < len(reqs)/2 {
+		t.Errorf("only %d of %d requests had a delta per token", exact, len(reqs))
 	}
 }
