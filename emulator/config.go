@@ -67,6 +67,9 @@ type Config struct {
 	// (--disable-log-stats).
 	LogStatsInterval time.Duration
 	DisableLogStats  bool
+	// APIKeys, when set, guard /v1 as `vllm serve --api-key` does: a
+	// request without "Authorization: Bearer <key>" gets 401 (auth.go).
+	APIKeys []string
 }
 
 // defaultTraffic is used when Config.Traffic is nil.

@@ -62,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 	st := live.Stats()
 	s.stats.Store(&st)
 	s.metrics = newMetrics(s)
-	s.handler = accessLog(cfg.Log, s.routes())
+	s.handler = accessLog(cfg.Log, requireAPIKey(cfg.APIKeys, s.routes()))
 	return s, nil
 }
 

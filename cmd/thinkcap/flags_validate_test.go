@@ -88,6 +88,7 @@ var badFlagValues = map[string][]string{
 	"log-stats-interval": {"0s"},
 	"time-scale":         {"0", "NaN"},
 	"reasoning-field":    {"thoughts"},
+	"api-key":            {""},
 	"fail-rate":          {"1.5", "NaN"},
 	"abort-rate":         {"1.5", "NaN"},
 	"header-delay":       {"-1s"},

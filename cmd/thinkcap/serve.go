@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +25,7 @@ type serveOptions struct {
 	host           string
 	port           int
 	servedNames    []string
+	apiKeys        []string
 	logLevel       string
 	noLogStats     bool
 	statsInterval  time.Duration
@@ -76,6 +78,7 @@ may use any of them.`,
 	fs.StringVar(&o.host, "host", "127.0.0.1", "address to listen on")
 	fs.IntVar(&o.port, "port", 8000, "port to listen on (0: any free port)")
 	fs.StringSliceVar(&o.servedNames, "served-model-name", nil, "names the API answers to, the first listed first (default: --model as given); several: space-separated, comma-separated or repeated")
+	fs.StringSliceVar(&o.apiKeys, "api-key", nil, "require one of these keys (Authorization: Bearer KEY) on /v1, as vllm serve --api-key; default $VLLM_API_KEY")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug (adds an access line per request), info, warning, error or critical")
 	fs.BoolVar(&o.noLogStats, "disable-log-stats", false, "do not log the periodic throughput and KV cache line")
 	fs.DurationVar(&o.statsInterval, "log-stats-interval", 10*time.Second, "how often to log the throughput and KV cache line (vLLM's VLLM_LOG_STATS_INTERVAL)")
@@ -98,6 +101,9 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 	level, err := emulator.ParseLogLevel(o.logLevel)
 	if err != nil {
 		return badInput(fmt.Errorf("--log-level: %w", err))
+	}
+	if cmd.Flags().Changed("api-key") && (len(o.apiKeys) == 0 || slices.Contains(o.apiKeys, "")) {
+		return badInput(errors.New("--api-key: empty key (a client could send none and pass)"))
 	}
 	if o.statsInterval <= 0 {
 		return badInput(fmt.Errorf("--log-stats-interval %v: want a positive duration", o.statsInterval))
@@ -154,6 +160,7 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 		FailRate: o.failRate, AbortRate: o.abortRate, HeaderDelay: o.headerDelay, Seed: uint64(o.dep.seed),
 		Log:              emulator.NewLogger(cmd.OutOrStdout(), level),
 		LogStatsInterval: o.statsInterval, DisableLogStats: o.noLogStats,
+		APIKeys: serveAPIKeys(o.apiKeys),
 	})
 	if err != nil {
 		return badInput(err)
@@ -228,5 +235,17 @@ func serveUntil(ctx context.Context, cmd *cobra.Command, emu *emulator.Server, l
 		_ = srv.Close() // the drain timeout passed: close the remaining streams
 	}
 	<-drained
+	return nil
+}
+
+// serveAPIKeys are --api-key's keys, else VLLM_API_KEY's, as vllm serve
+// reads them (vllm/entrypoints/openai/cli_args.py, vllm/envs.py).
+func serveAPIKeys(flag []string) []string {
+	if len(flag) > 0 {
+		return flag
+	}
+	if k := os.Getenv("VLLM_API_KEY"); k != "" {
+		return []string{k}
+	}
 	return nil
 }
