@@ -1,12 +1,9 @@
 package workload
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 )
 
 // statuses are the valid Result.Status values.
@@ -31,39 +28,9 @@ func ReadResultsFile(path string) ([]Result, error) {
 // ignored. Each record needs a known status. name is used in error messages
 // ("name:line: problem"); an input with no records is an error.
 func ReadResults(r io.Reader, name string) ([]Result, error) {
-	br, _, err := openInput(r, name)
-	if err != nil {
+	var results []Result
+	if err := EachResult(r, name, func(res *Result) { results = append(results, *res) }); err != nil {
 		return nil, err
-	}
-	var (
-		results []Result
-		errs    []error
-	)
-	readErr := eachLine(br, name, func(lineNo int, line []byte) bool {
-		var res Result
-		err := json.Unmarshal(line, &res)
-		if err == nil && !slices.Contains(statuses, res.Status) {
-			err = fmt.Errorf("status: must be one of %v, got %s", statuses, show(res.Status))
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %w", name, lineNo, err))
-			if len(errs) >= maxErrors {
-				errs = append(errs, fmt.Errorf("%s: too many errors, stopped at line %d", name, lineNo))
-				return false
-			}
-			return true
-		}
-		results = append(results, res)
-		return true
-	})
-	if readErr != nil {
-		errs = append(errs, readErr)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if len(results) == 0 {
-		return nil, fmt.Errorf("%s: no result records", name)
 	}
 	return results, nil
 }
