@@ -471,3 +471,32 @@ func TestFitSpecMass(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFitTruncated fits lognormal and gamma bodies below a cap: the
+// truncated likelihoods' Nelder–Mead searches, on a body small enough that
+// the optimiser, not the pass over the values, is what is timed.
+func BenchmarkFitTruncated(b *testing.B) {
+	for _, tt := range []struct {
+		spec string
+		fit  func([]float64, float64) (Candidate, bool)
+	}{
+		{"lognormal:p50=1500,sigma=1,max=4096", fitLognormal},
+		{"gamma:shape=1.5,scale=2000,max=8192", fitGamma},
+	} {
+		xs := draw(b, tt.spec, 2000, 1)
+		slices.Sort(xs)
+		var res FitResult
+		body, capV := splitSpikes(xs, DefaultSpikeMinMass, &res)
+		if capV == capNone {
+			b.Fatalf("%s: no cap spike", tt.spec)
+		}
+		b.Run(strings.Split(tt.spec, ":")[0], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := tt.fit(body, capV); !ok {
+					b.Fatal("no candidate")
+				}
+			}
+		})
+	}
+}
