@@ -78,7 +78,7 @@ func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
 	p.PredictedTimeline = simTimeline(rep.Timeline)
 	p.MeasuredTimeline = runTimeline(r.Timeline)
 
-	p.Predicted = SimulationSummary(rep)
+	p.Predicted = rep.Summary()
 	fillSide(&p.Predicted, p.PredictedResults, p.PredictedTimeline)
 	p.Predicted.Kind = "prediction"
 	p.Measured = p.Predicted // the deployment and capacity the prediction assumed

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/verify"
 )
 
 func newCapacityCmd() *cobra.Command {
@@ -39,7 +38,7 @@ per request: X". --num-gpu-blocks-override (the number vLLM logs) always wins.`,
 			out := cmd.OutOrStdout()
 			switch output {
 			case "json":
-				return writeJSON(out, verify.CapacitySummary(c))
+				return writeJSON(out, c.Summary())
 			case "table", "":
 				fmt.Fprintf(out, "%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
 					cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen)

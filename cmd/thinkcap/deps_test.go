@@ -18,7 +18,7 @@ var allowedImports = map[string][]string{
 	"profiles":        {},
 	"workload":        {"profiles"},
 	"analysis":        {"workload"},
-	"sim":             {"workload", "profiles"},
+	"sim":             {"workload", "profiles", "analysis"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
 	"loadgen/vllmapi": {},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},

@@ -139,7 +139,7 @@ func (p *predictFlags) printPrediction(w io.Writer, cfg sim.Config, server *veri
 	if err != nil {
 		return badInput(fmt.Errorf("--predict: %w", err))
 	}
-	s := verify.SimulationSummary(rep)
+	s := rep.Summary()
 	s.Kind = "prediction"
 	fmt.Fprintln(w, "thinkcap loadtest --predict: the simulator's prediction of this load test, before it runs")
 	if server.TimeScale != 1 {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -136,7 +135,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 	}
-	s := verify.SimulationSummary(pools[0].rep)
+	s := pools[0].rep.Summary()
 	if len(pools) > 1 {
 		s = poolsSummary(pools, results)
 	}
@@ -173,12 +172,12 @@ func poolsSummary(pools []pool, results []workload.Result) analysis.Summary {
 		duration = max(duration, p.rep.DurationS)
 	}
 	s := analysis.Summarize("simulation", results, duration)
-	main := verify.SimulationSummary(pools[0].rep)
+	main := pools[0].rep.Summary()
 	s.Config, s.Capacity = main.Config, main.Capacity
 	var preemptions int64
 	s.Preemptions = &preemptions
 	for _, p := range pools {
-		ps := verify.SimulationSummary(p.rep)
+		ps := p.rep.Summary()
 		ps.Pool = p.name
 		preemptions += *ps.Preemptions
 		s.Running.Mean += ps.Running.Mean

@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"encoding/json"
+
+	"github.com/thinkcap/thinkcap/analysis"
+)
+
+// Summary is DESIGN.md's summary JSON of the simulation: `simulate` prints
+// it, and it is the predicted side of verify and loadtest --predict.
+func (rep *Report) Summary() analysis.Summary {
+	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
+	c := rep.Config
+	s.Config = analysis.Config{
+		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize,
+		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
+		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
+		Speculative: speculativeString(c.Speculative),
+	}
+	s.Capacity = rep.Capacity.Summary()
+	q := rep.ITL
+	s.LatencyS.ITL = analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
+	if len(rep.Results) == 0 {
+		s.LatencyS.ITL = analysis.Stat{NoData: true} // no request, no gap
+	}
+	preemptions := rep.Preemptions
+	s.Preemptions = &preemptions
+	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}
+	s.Running = analysis.Occupancy{Mean: rep.RunningMean, Peak: rep.RunningPeak}
+	s.Waiting = analysis.Occupancy{Mean: rep.WaitingMean, Peak: rep.WaitingPeak}
+	return s
+}
+
+// Summary is the capacity part of the summary JSON.
+func (c Capacity) Summary() analysis.Capacity {
+	return analysis.Capacity{
+		NumGPUBlocks:    c.NumGPUBlocks,
+		BlockSize:       c.BlockSize,
+		KVBytesPerToken: c.KVBytesPerToken,
+		KVCacheTokens:   c.KVCacheTokens,
+		MaxConcurrency:  c.MaxConcurrency,
+	}
+}
+
+// speculativeString renders a speculative config for summaries ("" when off).
+func speculativeString(sc *SpeculativeConfig) string {
+	if sc == nil {
+		return ""
+	}
+	b, _ := json.Marshal(sc)
+	return string(b)
+}
