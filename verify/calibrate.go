@@ -112,7 +112,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done,
 	}
 	free, err := parseFit(fit)
 	if err != nil {
-		return nil, fmt.Errorf("--fit: %w", err)
+		return nil, inputError{fmt.Errorf("--fit: %w", err)}
 	}
 	all := make([]int, len(runs))
 	for i := range runs {

@@ -2,24 +2,18 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 )
 
 type calibrateOptions struct {
-	dep         deploymentFlags
-	fit         []string
-	out         string
-	output      string
-	writeAnyway bool
+	dep    deploymentFlags
+	fit    []string
+	file   verify.CalibrationFile // --out, --write-anyway
+	output string
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -57,9 +51,9 @@ they go, with a note.`,
 	fs := cmd.Flags()
 	o.dep.register(fs)
 	fs.StringSliceVar(&o.fit, "fit", verify.DefaultFit, "coefficients to fit (the others stay as the GPU profile and --step-model have them)")
-	fs.StringVar(&o.out, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
+	fs.StringVar(&o.file.Path, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
-	fs.BoolVar(&o.writeAnyway, "write-anyway", false, "write --out even when the calibration does not improve the held-out error")
+	fs.BoolVar(&o.file.Anyway, "write-anyway", false, "write --out even when the calibration does not improve the held-out error")
 	return cmd
 }
 
@@ -67,17 +61,9 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	var cfgs []sim.Config
-	var runs []*verify.Run
-	for _, dir := range dirs {
-		cfg, run, err := runConfig(o.dep, cmd.Flags().Changed("model"), dir)
-		if err != nil {
-			return err
-		}
-		if _, err := verify.Configure(&cfg, run, cmd.Flags().Changed); err != nil {
-			return badInput(fmt.Errorf("%s: %w", dir, err))
-		}
-		cfgs, runs = append(cfgs, cfg), append(runs, run)
+	cfgs, runs, err := calibrationRuns(cmd, &o.dep, dirs)
+	if err != nil {
+		return err
 	}
 	bar := newProgress(cmd.ErrOrStderr(), "calibrate")
 	if bar != nil {
@@ -86,48 +72,34 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.update)
 	bar.done()
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "--fit") {
-			return badInput(err)
-		}
-		return err
+		return packageError(err)
 	}
-	bases := make([]string, len(dirs))
-	for i, d := range dirs {
-		bases[i] = filepath.Base(d)
+	if err := o.file.Write(c, cfgs[0], dirs); err != nil {
+		return packageError(err)
 	}
-	head := fmt.Sprintf("thinkcap calibrate, %s: step-time coefficients of %s on %s, fitted to %s.\nUse with --step-model in simulate, size, serve and verify.",
-		time.Now().UTC().Format("2006-01-02"), cfgs[0].Model.Name, cfgs[0].GPU.Name, strings.Join(bases, ", "))
-	write := c.Improved || o.writeAnyway
-	if write {
-		data, err := profiles.EncodeStepCoefficients(c.After, head)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.out, data, 0o644); err != nil {
-			return badInput(fmt.Errorf("--out: %w", err))
-		}
-	}
-	w := cmd.OutOrStdout()
 	if c.Warning != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", c.Warning)
 	}
-	if o.output == "json" {
-		if err := writeJSON(w, c); err != nil {
-			return err
-		}
-	} else {
-		for _, n := range c.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-		if err := verify.WriteCalibrationTable(w, c); err != nil {
-			return err
-		}
-		if write {
-			fmt.Fprintf(w, "\nwrote %s: pass it as --step-model to simulate, size, serve and verify\n", o.out)
-		}
+	if err := writeOutput(cmd.OutOrStdout(), o.output, c, o.file.WriteTable); err != nil {
+		return err
 	}
-	if !write {
-		return fmt.Errorf("calibration not written to %s: it does not improve the held-out error (--write-anyway writes it)", o.out)
+	return o.file.Verdict()
+}
+
+// calibrationRuns loads each run directory with the deployment the flags
+// describe for it, set up like the run's server (as verify does).
+func calibrationRuns(cmd *cobra.Command, dep *deploymentFlags, dirs []string) ([]sim.Config, []*verify.Run, error) {
+	var cfgs []sim.Config
+	var runs []*verify.Run
+	for _, dir := range dirs {
+		cfg, run, err := runConfig(*dep, cmd.Flags().Changed("model"), dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := verify.Configure(&cfg, run, cmd.Flags().Changed); err != nil {
+			return nil, nil, badInput(fmt.Errorf("%s: %w", dir, err))
+		}
+		cfgs, runs = append(cfgs, cfg), append(runs, run)
 	}
-	return nil
+	return cfgs, runs, nil
 }

@@ -96,6 +96,16 @@ func badInput(err error) error {
 	return &badInputError{err}
 }
 
+// packageError maps a package's bad-input error (one whose BadInput() is
+// true) to badInput; any other error passes as it is.
+func packageError(err error) error {
+	var in interface{ BadInput() bool }
+	if errors.As(err, &in) && in.BadInput() {
+		return badInput(err)
+	}
+	return err
+}
+
 // interruptedError marks work stopped by a signal: exit 130 for SIGINT,
 // 143 for SIGTERM.
 type interruptedError struct {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 )
 
 // checkOutput validates -o: every command prints a table or JSON.
@@ -19,4 +21,30 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writeOutput writes v as JSON for -o json, else as the package's table.
+func writeOutput[T any](w io.Writer, format string, v T, table func(io.Writer, T) error) error {
+	if format == "json" {
+		return writeJSON(w, v)
+	}
+	return table(w, v)
+}
+
+// writeFile creates path and writes it through a buffer.
+func writeFile(path string, write func(*bufio.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return badInput(err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

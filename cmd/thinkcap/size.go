@@ -2,36 +2,21 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"math"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/size"
 )
 
 type sizeOptions struct {
-	dep               deploymentFlags // the settings every candidate shares
-	traffic           trafficFlags
-	whatIf            whatIfFlags
-	models            []string
-	gpus              []string
-	tp                []int
-	kvDtypes          []string
-	specs             string
-	maxNumSeqs        []int
-	slo               string
-	maxPreemptionRate float64
-	maxReplicas       int
-	prices            []string
-	output            string
-	plotPath          string
+	dep      deploymentFlags // the settings every candidate shares
+	traffic  trafficFlags
+	whatIf   whatIfFlags
+	q        size.Query // size's own lists, SLOs and prices
+	output   string
+	plotPath string
 }
 
 // sizeVaried are the deployment flags size takes as lists (its own), and
@@ -70,16 +55,16 @@ baselines. Exit status 1 when no candidate passes.`,
 		}
 	})
 	o.traffic.register(fs)
-	fs.StringSliceVar(&o.models, "model", []string{"qwen3-8b"}, "model profiles or Hugging Face ids to try (a list)")
-	fs.StringSliceVar(&o.gpus, "gpus", []string{"h100-sxm"}, "GPU profiles to try, e.g. h100-sxm,h200,b200")
-	fs.IntSliceVar(&o.tp, "tp", []int{1}, "tensor-parallel sizes to try, e.g. 1,2,4,8")
-	fs.StringSliceVar(&o.kvDtypes, "kv-cache-dtype", []string{"auto"}, "KV cache dtypes to try, e.g. auto,fp8")
-	fs.StringVar(&o.specs, "speculative-config", "off", `speculative configs to try: off or vLLM's JSON, comma-separated, e.g. 'off,{"method":"eagle3","model":"RedHatAI/Qwen3-14B-speculator.eagle3","num_speculative_tokens":3}'`)
-	fs.IntSliceVar(&o.maxNumSeqs, "max-num-seqs", nil, "max_num_seqs values to try (default: vLLM's for each GPU)")
-	fs.StringVar(&o.slo, "slo", "", "latency SLOs, e.g. ttft_p99=2s,ttfa_p99=30s,e2e_p99=120s,tpot_p99=60ms (metrics ttft, ttfa, tpot, e2e; stats mean, p50, p90, p99)")
-	fs.Float64Var(&o.maxPreemptionRate, "max-preemption-rate", 0, "preemptions per request allowed (0: none under peak load)")
-	fs.IntVar(&o.maxReplicas, "max-replicas", size.DefaultMaxReplicas, "most replicas to try per candidate")
-	fs.StringSliceVar(&o.prices, "price", nil, "USD per GPU-hour over the profiles', e.g. h100-sxm=2.5,h200=3.2")
+	fs.StringSliceVar(&o.q.Models, "model", []string{"qwen3-8b"}, "model profiles or Hugging Face ids to try (a list)")
+	fs.StringSliceVar(&o.q.GPUs, "gpus", []string{"h100-sxm"}, "GPU profiles to try, e.g. h100-sxm,h200,b200")
+	fs.IntSliceVar(&o.q.TP, "tp", []int{1}, "tensor-parallel sizes to try, e.g. 1,2,4,8")
+	fs.StringSliceVar(&o.q.KVCacheDtypes, "kv-cache-dtype", []string{"auto"}, "KV cache dtypes to try, e.g. auto,fp8")
+	fs.StringVar(&o.q.Speculative, "speculative-config", "off", `speculative configs to try: off or vLLM's JSON, comma-separated, e.g. 'off,{"method":"eagle3","model":"RedHatAI/Qwen3-14B-speculator.eagle3","num_speculative_tokens":3}'`)
+	fs.IntSliceVar(&o.q.MaxNumSeqs, "max-num-seqs", nil, "max_num_seqs values to try (default: vLLM's for each GPU)")
+	fs.StringVar(&o.q.SLO, "slo", "", "latency SLOs, e.g. ttft_p99=2s,ttfa_p99=30s,e2e_p99=120s,tpot_p99=60ms (metrics ttft, ttfa, tpot, e2e; stats mean, p50, p90, p99)")
+	fs.Float64Var(&o.q.MaxPreemptionRate, "max-preemption-rate", 0, "preemptions per request allowed (0: none under peak load)")
+	fs.IntVar(&o.q.MaxReplicas, "max-replicas", size.DefaultMaxReplicas, "most replicas to try per candidate")
+	fs.StringSliceVar(&o.q.Prices, "price", nil, "USD per GPU-hour over the profiles', e.g. h100-sxm=2.5,h200=3.2")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringVar(&o.plotPath, "plot", "", "write the capacity curves (first SLO against rate per replica) as PNG to this file")
 	return cmd
@@ -93,34 +78,20 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 		return badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
 	}
 	// Every flag before any work; size's own lists are checked by
-	// size.Space.Validate, its --speculative-config list in space.
+	// o.q.Candidates.
 	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate()); err != nil {
 		return badInput(err)
 	}
-	if o.maxReplicas < 1 { // size.Options takes 0 for its default
-		return badInput(fmt.Errorf("--max-replicas must be at least 1, got %d", o.maxReplicas))
-	}
-	slos, err := size.ParseSLOs(o.slo)
+	opts, err := o.q.Options()
 	if err != nil {
-		return badInput(fmt.Errorf("--slo: %w", err))
-	}
-	prices, err := parsePrices(o.prices)
-	if err != nil {
-		return badInput(err)
-	}
-	opts := size.Options{SLOs: slos, MaxPreemptionRate: o.maxPreemptionRate, MaxReplicas: o.maxReplicas, Prices: prices}
-	if err := opts.Validate(); err != nil {
 		return badInput(err)
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
 		return err
 	}
-	space, err := o.space(cat)
-	if err != nil {
-		return err
-	}
-	cands, err := space.Candidates()
+	o.q.Acceptance, o.q.StepModel, o.q.Base = o.dep.acceptance, o.dep.stepModel, sizeBase(&o.dep)
+	cands, err := o.q.Candidates(cat)
 	if err != nil {
 		return badInput(err)
 	}
@@ -142,143 +113,23 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 		return badInput(err)
 	}
 	if o.plotPath != "" {
-		if err := writePlotFile(o.plotPath, res, slos[0]); err != nil {
-			return err
+		if err := size.WritePlotFile(o.plotPath, res, opts.SLOs[0]); err != nil {
+			return packageError(err)
 		}
 	}
-	out := cmd.OutOrStdout()
-	if o.output == "json" {
-		err = writeJSON(out, res)
-	} else {
-		err = size.WriteTable(out, res)
-	}
-	if err != nil {
+	if err := writeOutput(cmd.OutOrStdout(), o.output, res, size.WriteTable); err != nil {
 		return err
 	}
-	if res.Best == nil {
-		return errors.New("no candidate meets the SLOs")
-	}
-	return nil
+	return res.Verdict()
 }
 
-// space turns the flags into the candidate grid.
-func (o *sizeOptions) space(cat *profiles.Catalog) (size.Space, error) {
-	var errs []error
-	s := size.Space{TP: o.tp, KVCacheDtypes: o.kvDtypes, MaxNumSeqs: o.maxNumSeqs}
-	for _, name := range o.models {
-		m, err := cat.Model(strings.TrimSpace(name))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--model: %w", err))
-			continue
-		}
-		s.Models = append(s.Models, m)
-	}
-	for _, name := range o.gpus {
-		g, err := cat.GPU(strings.TrimSpace(name))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--gpus: %w", err))
-			continue
-		}
-		s.GPUs = append(s.GPUs, g)
-	}
-	for _, spec := range splitOutsideBraces(o.specs) {
-		sp, err := o.speculative(cat, spec)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		s.Speculative = append(s.Speculative, sp)
-	}
-	if o.dep.stepModel != "" {
-		override, err := profiles.LoadStepCoefficients(o.dep.stepModel)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--step-model: %w", err))
-		}
-		s.StepOverride = override
-	}
-	d := &o.dep
-	s.Base = sim.Config{
+// sizeBase is the deployment every candidate shares: the engine flags
+// size does not vary.
+func sizeBase(d *deploymentFlags) sim.Config {
+	return sim.Config{
 		Quantization: d.quantization, GPUMemoryUtilization: d.gpuMemUtil,
 		MaxNumBatchedTokens: d.maxBatched, MaxModelLen: d.maxModelLen, BlockSize: d.blockSize,
 		DisablePrefixCaching: !d.prefixCache, NumGPUBlocksOverride: d.blocks, KVCacheMemoryBytes: d.kvMemBytes,
 		SchedulingPolicy: d.policy, LongPrefillTokenThreshold: d.longPrefill, Seed: d.seed,
 	}
-	if err := s.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	return s, badInput(errors.Join(errs...))
-}
-
-// speculative parses one --speculative-config entry with --acceptance (or
-// the method's default acceptance) and, for draft_model, the drafter.
-func (o *sizeOptions) speculative(cat *profiles.Catalog, spec string) (size.Speculative, error) {
-	sc, err := sim.ParseSpeculativeConfig(spec)
-	if err != nil || sc == nil {
-		return size.Speculative{}, err
-	}
-	if o.dep.acceptance != "" {
-		if sc.AcceptanceRates, err = sim.ParseAcceptance(o.dep.acceptance, sc.NumSpeculativeTokens); err != nil {
-			return size.Speculative{}, fmt.Errorf("--acceptance: %w", err)
-		}
-	} else {
-		sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
-	}
-	sp := size.Speculative{Config: sc}
-	if sc.Method == "draft_model" {
-		draft, err := cat.Model(sc.Model)
-		if err != nil {
-			return sp, fmt.Errorf("--speculative-config: draft model: %w", err)
-		}
-		sp.DraftModel = &draft
-	}
-	return sp, nil
-}
-
-// splitOutsideBraces splits a list on the commas that are not inside a JSON
-// object, so 'off,{"method":"ngram","num_speculative_tokens":3}' is two.
-func splitOutsideBraces(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
-}
-
-// parsePrices reads --price gpu=usd entries.
-func parsePrices(items []string) (map[string]float64, error) {
-	prices := map[string]float64{}
-	var errs []error
-	for _, item := range items {
-		gpu, v, ok := strings.Cut(item, "=")
-		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || err != nil || math.IsNaN(p) || math.IsInf(p, 0) || p <= 0 {
-			errs = append(errs, fmt.Errorf("--price: %q: want gpu=USD per GPU-hour, e.g. h100-sxm=2.5", item))
-			continue
-		}
-		prices[strings.TrimSpace(gpu)] = p
-	}
-	return prices, errors.Join(errs...)
-}
-
-func writePlotFile(path string, res *size.Result, slo size.SLO) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return badInput(fmt.Errorf("--plot: %w", err))
-	}
-	if err := size.WritePlot(f, res, slo); err != nil {
-		f.Close()
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return f.Close()
 }

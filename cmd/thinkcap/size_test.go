@@ -119,10 +119,3 @@ func TestSizeBadInput(t *testing.T) {
 		}
 	}
 }
-
-func TestSplitOutsideBraces(t *testing.T) {
-	got := splitOutsideBraces(`off, {"method":"ngram","num_speculative_tokens":3},{"method":"eagle3","num_speculative_tokens":2}`)
-	if len(got) != 3 || got[0] != "off" || !strings.HasPrefix(got[2], `{"method":"eagle3"`) {
-		t.Errorf("got %q", got)
-	}
-}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,12 +12,9 @@ import (
 )
 
 type verifyOptions struct {
-	dep       deploymentFlags
-	tolerance string
-	minReqs   int
-	output    string
-	report    string
-	plotDir   string
+	dep    deploymentFlags
+	check  verify.Options
+	output string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -61,11 +56,11 @@ killed) is verified on what it recorded, with a note saying so.`,
 	}
 	fs := cmd.Flags()
 	o.dep.register(fs)
-	fs.StringVar(&o.tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
-	fs.IntVar(&o.minReqs, "min-requests", verify.DefaultMinRequests, "fewest successful measured requests a verdict rests on (fewer: verdict \"no data\", exit 1)")
+	fs.StringVar(&o.check.Tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
+	fs.IntVar(&o.check.MinRequests, "min-requests", verify.DefaultMinRequests, "fewest successful measured requests a verdict rests on (fewer: verdict \"no data\", exit 1)")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
-	fs.StringVar(&o.report, "report", "", "write a self-contained HTML report (tables and plots) to this file")
-	fs.StringVar(&o.plotDir, "plot-dir", "", "write the report's plots as PNG files into this directory")
+	fs.StringVar(&o.check.Report, "report", "", "write a self-contained HTML report (tables and plots) to this file")
+	fs.StringVar(&o.check.PlotDir, "plot-dir", "", "write the report's plots as PNG files into this directory")
 	return cmd
 }
 
@@ -73,36 +68,21 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	tol, err := analysis.ParseTolerances(o.tolerance)
+	tol, err := o.check.Tolerances()
 	if err != nil {
-		return badInput(fmt.Errorf("--tolerance: %w", err))
+		return badInput(err)
 	}
-	if o.minReqs < 0 {
-		return badInput(fmt.Errorf("--min-requests %d: must be 0 or more", o.minReqs))
-	}
-	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol, o.minReqs)
+	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol, o.check.MinRequests)
 	if err != nil {
 		return err
 	}
-	if o.report != "" {
-		if err := writeFile(o.report, func(w *bufio.Writer) error { return verify.WriteReport(w, out) }); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
+	if err := o.check.WriteFiles(out); err != nil {
+		return packageError(err)
 	}
-	if o.plotDir != "" {
-		if err := verify.WritePlots(o.plotDir, out); err != nil {
-			return badInput(fmt.Errorf("--plot-dir: %w", err))
-		}
-	}
-	w := cmd.OutOrStdout()
-	if o.output == "json" {
-		if err := writeJSON(w, out); err != nil {
-			return err
-		}
-	} else if err := writeVerifyTable(w, out); err != nil {
+	if err := writeOutput(cmd.OutOrStdout(), o.output, out, verify.WriteTable); err != nil {
 		return err
 	}
-	return outsideTolerance(&out.Comparison)
+	return out.Verdict()
 }
 
 // verifyRun loads the run and verifies the deployment flags' prediction of
@@ -117,18 +97,6 @@ func verifyRun(dep deploymentFlags, modelSet bool, explicit verify.Explicit, dir
 		return nil, badInput(err)
 	}
 	return out, nil
-}
-
-// outsideTolerance is the exit-1 error of a comparison that did not pass:
-// a check failed, or there was nothing to check.
-func outsideTolerance(c *analysis.Comparison) error {
-	switch {
-	case c.Pass:
-		return nil
-	case c.Verdict == analysis.VerdictNoData:
-		return fmt.Errorf("verdict: no data: %s", c.Reason)
-	}
-	return fmt.Errorf("prediction outside tolerance: %s", strings.Join(c.Failed, ", "))
 }
 
 // runConfig loads a run directory and the deployment the flags describe
@@ -155,54 +123,8 @@ func runConfig(dep deploymentFlags, modelSet bool, dir string) (sim.Config, *ver
 	return cfg, run, err
 }
 
-// writeVerifyTable prints what was compared, the comparison and the verdict.
-func writeVerifyTable(w io.Writer, out *verify.Outcome) error {
-	p := &out.Predicted
-	c, k := p.Config, p.Capacity
-	measured := p.Requests.Total
-	fmt.Fprintf(w, "thinkcap verify: %s: %d requests compared", out.Run, measured)
-	if out.LeftOut > 0 {
-		fmt.Fprintf(w, ", %d failed ones not replayed", out.LeftOut)
-	}
-	fmt.Fprintln(w)
-	for _, n := range out.RunState.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	if out.TimeScale != 1 {
-		fmt.Fprintf(w, "emulator time scale %g: the measured times are multiplied by it (server time)\n", out.TimeScale)
-	}
-	fmt.Fprintf(w, "prediction: %s on %d× %s, %d replica(s), kv cache dtype %s, %d KV blocks of %d tokens, max_num_seqs %d\n",
-		c.Model, c.TensorParallelSize, c.GPU, c.Replicas, c.KVCacheDtype, k.NumGPUBlocks, k.BlockSize, c.MaxNumSeqs)
-	for _, n := range out.Setup.Notes {
-		fmt.Fprintf(w, "  - %s\n", n)
-	}
-	fmt.Fprintln(w)
-	if err := analysis.WriteComparison(w, &out.Comparison); err != nil {
-		return err
-	}
-	if sa := out.Setup.Spec; sa != nil {
-		fmt.Fprintf(w, "\nspeculative decoding: acceptance length measured %.2f, assumed %.2f", sa.Measured, sa.Assumed)
-		if sa.Replayed {
-			fmt.Fprint(w, " (replayed with the measured one)")
-		}
-		fmt.Fprintln(w)
-	}
-	cmp := &out.Comparison
-	checked := cmp.Checked()
-	noData := ""
-	if len(cmp.NoData) > 0 {
-		noData = fmt.Sprintf("; %d without data: %s", len(cmp.NoData), strings.Join(cmp.NoData, ", "))
-	}
-	switch {
-	case cmp.Verdict == analysis.VerdictNoData:
-		fmt.Fprintf(w, "\nverdict: no data: %s\n", cmp.Reason)
-	case cmp.Pass:
-		fmt.Fprintf(w, "\nverdict: pass (%d checks%s)\n", checked, noData)
-	default:
-		fmt.Fprintf(w, "\nverdict: FAIL (%d of %d checks%s): %s\n", len(cmp.Failed), checked, noData, strings.Join(cmp.Failed, ", "))
-	}
-	if out.RunState.Early() {
-		fmt.Fprintln(w, "(on a run that ended early: see the note above)")
-	}
-	return nil
-}
+// writeVerifyTable and outsideTolerance are loadtest --predict's names
+// for verify's table and verdict.
+func writeVerifyTable(w io.Writer, out *verify.Outcome) error { return verify.WriteTable(w, out) }
+
+func outsideTolerance(c *analysis.Comparison) error { return verify.Verdict(c) }

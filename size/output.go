@@ -1,0 +1,39 @@
+package size
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrNoCandidate is a search none of whose candidates meets the SLOs: a
+// failed check, not bad input.
+var ErrNoCandidate = errors.New("no candidate meets the SLOs")
+
+// Verdict is nil when a candidate passed, else ErrNoCandidate.
+func (r *Result) Verdict() error {
+	if r.Best == nil {
+		return ErrNoCandidate
+	}
+	return nil
+}
+
+// inputError marks an error of the user's input (a file that cannot be
+// created): a command exits 2 on it (BadInput).
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
+func (inputError) BadInput() bool  { return true }
+
+// WritePlotFile writes WritePlot's PNG to path (--plot).
+func WritePlotFile(path string, r *Result, slo SLO) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return inputError{fmt.Errorf("--plot: %w", err)}
+	}
+	if err := WritePlot(f, r, slo); err != nil {
+		f.Close()
+		return fmt.Errorf("--plot: %w", err)
+	}
+	return f.Close()
+}
