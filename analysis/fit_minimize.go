@@ -1,101 +1,38 @@
 package analysis
 
 import (
-	"cmp"
 	"math"
-	"slices"
+
+	"gonum.org/v1/gonum/optimize"
 )
 
-// nelderMead minimises f from start with the Nelder–Mead simplex method
-// (the standard coefficients: reflection 1, expansion 2, contraction ½,
-// shrink ½), starting from a simplex of steps of size step along each axis.
-// It stops when the function values of the simplex agree to tol, or after
-// maxEval evaluations, and returns the best point and its value.
-//
-// gonum's optimize package has the same method, but importing it pulls in a
-// dependency that this module does not carry; the fits need only two
-// dimensions and a smooth function, which this handles in a few dozen lines.
+// nelderMead minimises f from start with gonum's Nelder–Mead simplex method
+// and the standard coefficients (reflection 1, expansion 2, contraction ½,
+// shrink ½: what gonum picks for two dimensions anyway, set here so that a
+// one-dimensional f gets them too), starting from a simplex of steps of
+// size step along each axis. It stops once the best value has not fallen by
+// more than tol·(1 + |f|) for stallIterations iterations in a row, or after
+// maxEval evaluations, and returns the best point and its value. A NaN value
+// counts as +Inf, so the search stays where f is defined.
 func nelderMead(f func([]float64) float64, start []float64, step, tol float64, maxEval int) ([]float64, float64) {
-	dim := len(start)
-	type vertex struct {
-		x []float64
-		f float64
+	p := optimize.Problem{Func: func(x []float64) float64 {
+		if v := f(x); !math.IsNaN(v) {
+			return v
+		}
+		return math.Inf(1)
+	}}
+	settings := &optimize.Settings{
+		FuncEvaluations: maxEval,
+		Converger:       &optimize.FunctionConverge{Absolute: tol, Relative: tol, Iterations: stallIterations},
 	}
-	eval := func(x []float64) float64 {
-		v := f(x)
-		if math.IsNaN(v) {
-			return math.Inf(1)
-		}
-		return v
+	method := &optimize.NelderMead{Reflection: 1, Expansion: 2, Contraction: 0.5, Shrink: 0.5, SimplexSize: step}
+	res, err := optimize.Minimize(p, start, settings, method)
+	if err != nil || res == nil {
+		return start, math.NaN()
 	}
-	simplex := make([]vertex, dim+1)
-	for i := range simplex {
-		x := slices.Clone(start)
-		if i > 0 {
-			x[i-1] += step
-		}
-		simplex[i] = vertex{x, eval(x)}
-	}
-	evals := dim + 1
-	point := func(c []float64, toward []float64, t float64) []float64 {
-		x := make([]float64, dim)
-		for j := range x {
-			x[j] = c[j] + t*(toward[j]-c[j])
-		}
-		return x
-	}
-	for evals < maxEval {
-		// eval maps NaN to +Inf, so cmp.Compare sees no NaN.
-		slices.SortFunc(simplex, func(a, b vertex) int { return cmp.Compare(a.f, b.f) })
-		best, worst := simplex[0], simplex[dim]
-		if math.Abs(worst.f-best.f) <= tol*(1+math.Abs(best.f)) {
-			break
-		}
-		centroid := make([]float64, dim)
-		for _, v := range simplex[:dim] {
-			for j := range centroid {
-				centroid[j] += v.x[j] / float64(dim)
-			}
-		}
-		refl := point(centroid, worst.x, -1)
-		fr := eval(refl)
-		evals++
-		switch {
-		case fr < best.f:
-			exp := point(centroid, worst.x, -2)
-			if fe := eval(exp); fe < fr {
-				simplex[dim] = vertex{exp, fe}
-			} else {
-				simplex[dim] = vertex{refl, fr}
-			}
-			evals++
-		case fr < simplex[dim-1].f:
-			simplex[dim] = vertex{refl, fr}
-		default:
-			// Contract toward the better of the worst and its reflection.
-			toward, ft := worst.x, worst.f
-			if fr < ft {
-				toward, ft = refl, fr
-			}
-			con := point(centroid, toward, 0.5)
-			fc := eval(con)
-			evals++
-			if fc < ft {
-				simplex[dim] = vertex{con, fc}
-				continue
-			}
-			for i := 1; i <= dim; i++ {
-				x := point(best.x, simplex[i].x, 0.5)
-				simplex[i] = vertex{x, eval(x)}
-			}
-			evals += dim
-		}
-	}
-	best := simplex[0]
-	for _, v := range simplex[1:] {
-		if v.f < best.f {
-			best = v
-		}
-	}
-	return best.x, best.f
+	return res.X, res.F
 }
+
+// stallIterations is how many iterations without a real improvement end a
+// search.
+const stallIterations = 20
