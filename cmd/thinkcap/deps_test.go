@@ -17,15 +17,18 @@ const module = "github.com/thinkcap/thinkcap/"
 var allowedImports = map[string][]string{
 	"profiles":        {},
 	"workload":        {"profiles"},
-	"analysis":        {"workload"},
+	"analysis":        {"workload", "profiles"}, // profiles: fit writes a traffic profile
 	"sim":             {"workload", "profiles", "analysis"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
 	"loadgen/vllmapi": {},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
 	"size":            {"sim", "workload", "profiles", "analysis"},
 	"verify":          {"sim", "workload", "profiles", "analysis", "loadgen"},
+	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
+	// progress is a leaf: the terminal bar and plain progress lines.
+	"internal/progress": {},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // predictFlags are loadtest's --predict and the deployment flags the
@@ -24,7 +20,7 @@ type predictFlags struct {
 	enabled   bool
 	dep       deploymentFlags
 	tolerance string
-	tol       map[string]float64 // parsed by config, before any load
+	tol       map[string]float64 // parsed by validate, before any load
 	minReqs   int
 	flags     *pflag.FlagSet
 }
@@ -94,80 +90,29 @@ func (p *predictFlags) explicit(name string) bool {
 	return p.flags.Changed(name)
 }
 
-// config is the deployment to predict: the flags, the server's cache
-// config and context length (a scrape before the load), as verify sets it
-// up.
-func (p *predictFlags) config(ctx context.Context, o *loadtestOptions, meta *loadgen.Metadata, apiKey string) (sim.Config, *verify.Run, error) {
-	if err := p.validate(); err != nil {
-		return sim.Config{}, nil, err
+// options is the prediction's part of the load test's options, nil
+// without --predict; profilesPath is loadtest's --profiles.
+func (p *predictFlags) options(profilesPath string) *loadtest.Predict {
+	if !p.enabled {
+		return nil
 	}
-	p.dep.profilesPath = o.profilesPath // loadtest's --profiles, for verifyRun too
+	p.dep.profilesPath = profilesPath
+	return &loadtest.Predict{Config: p.config, Explicit: p.explicit, Tolerances: p.tol, MinRequests: p.minReqs}
+}
+
+// config is the deployment to predict for the served model: the flags,
+// with --model-profile for the model when given.
+func (p *predictFlags) config(served string) (sim.Config, error) {
 	dep := p.dep
 	if dep.model == "" {
-		dep.model = o.model
+		dep.model = served
 	}
 	cat, err := dep.catalog()
 	if err != nil {
-		return sim.Config{}, nil, err
+		return sim.Config{}, err
 	}
 	if _, err := cat.Model(dep.model); err != nil {
-		return sim.Config{}, nil, badInput(fmt.Errorf("--predict: the served model %q has no profile: pass --model-profile (see thinkcap profiles)", dep.model))
+		return sim.Config{}, badInput(fmt.Errorf("--predict: the served model %q has no profile: pass --model-profile (see thinkcap profiles)", dep.model))
 	}
-	cfg, err := dep.config(cat)
-	if err != nil {
-		return sim.Config{}, nil, err
-	}
-	server := &verify.Run{Meta: *meta, TimeScale: loadgen.EmulatorTimeScale(meta.ServerVersion)}
-	if s, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.url, APIKey: apiKey}).Scrape(ctx); err == nil {
-		server.Meta.CacheConfig = s.CacheConfig
-	}
-	return cfg, server, nil
-}
-
-// printPrediction simulates the planned requests on the server's
-// deployment and prints the summary, before any load is sent.
-func (p *predictFlags) printPrediction(w io.Writer, cfg sim.Config, server *verify.Run, reqs []workload.Request, concurrency int) error {
-	setup, err := verify.Configure(&cfg, server, p.explicit)
-	if err != nil {
-		return badInput(fmt.Errorf("--predict: %w", err))
-	}
-	planned := append([]workload.Request(nil), reqs...)
-	for i := range planned {
-		planned[i].ArrivalS *= server.TimeScale // the server's clock
-	}
-	rep, err := sim.Run(cfg, planned, sim.Options{Concurrency: concurrency})
-	if err != nil {
-		return badInput(fmt.Errorf("--predict: %w", err))
-	}
-	s := rep.Summary()
-	s.Kind = "prediction"
-	fmt.Fprintln(w, "thinkcap loadtest --predict: the simulator's prediction of this load test, before it runs")
-	if server.TimeScale != 1 {
-		fmt.Fprintf(w, "(an emulator at time scale %g: times are its server time)\n", server.TimeScale)
-	}
-	for _, n := range setup.Notes {
-		fmt.Fprintf(w, "  - %s\n", n)
-	}
-	fmt.Fprintln(w)
-	if err := analysis.WriteTable(w, &s); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	return nil
-}
-
-// verifyRun compares the finished run with the prediction and prints the
-// comparison; it fails when a check does, or when too little was measured
-// to check ("no data").
-func (p *predictFlags) verifyRun(cmd *cobra.Command, dir string) error {
-	out, err := verifyRun(p.dep, p.dep.model != "", p.explicit, dir, p.tol, p.minReqs)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintln(w)
-	if err := writeVerifyTable(w, out); err != nil {
-		return err
-	}
-	return outsideTolerance(&out.Comparison)
+	return dep.config(cat)
 }

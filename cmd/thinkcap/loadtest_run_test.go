@@ -255,8 +255,9 @@ func TestLoadtestStartAndProgressLines(t *testing.T) {
 	}
 }
 
-// TestLoadtestLongReplaySaysSo: a replay whose schedule spans an hour says
-// how long it lasts before it starts (here stopped at once by --duration).
+// TestLoadtestLongReplaySaysSo: a replay whose schedule spans an hour
+// starts with a line that shows the --duration cap (here stopping it at
+// once); loadtest's TestStartLineOfALongReplay shows the warning without.
 func TestLoadtestLongReplaySaysSo(t *testing.T) {
 	srv, _ := slowVLLM(t, time.Millisecond)
 	log := filepath.Join(t.TempDir(), "log.jsonl")
@@ -275,18 +276,7 @@ func TestLoadtestLongReplaySaysSo(t *testing.T) {
 	if !strings.Contains(errOut, "load test of 3 requests over ~0.1s") {
 		t.Errorf("start line should show the --duration cap:\n%s", errOut)
 	}
-	// Without the cap, the start line warns.
-	var w bytes.Buffer
-	o := &loadtestOptions{url: srv.URL, model: "slow-model"}
-	o.traffic.workload = log
-	reqs, err := workload.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	printLoadtestStart(&w, o, reqs)
-	if !strings.Contains(w.String(), "over ~1h02m") || !strings.Contains(w.String(), "this replay lasts 1h02m of wall time; --speedup or --duration shorten it") {
-		t.Errorf("start of a long replay:\n%s", w.String())
-	}
+	// Without the cap, the start line warns: loadtest's TestStartLineOfALongReplay.
 }
 
 // TestLoadtestOutDirectory: a directory holding a run is not overwritten
@@ -404,39 +394,6 @@ func TestLoadtestQueueRowFromServer(t *testing.T) {
 			t.Errorf("never scraped: queue %v/%v, want null", *q.Mean, *q.P50)
 		case c.want != nil && (q.Mean == nil || *q.Mean < 0.199 || *q.Mean > 0.201 || q.P50 == nil || *q.P50 <= 0 || *q.P50 > 0.3):
 			t.Errorf("scraped: queue mean %v p50 %v, want mean 0.2 and p50 in (0, 0.3]", q.Mean, q.P50)
-		}
-	}
-}
-
-// TestLoadtestSummaryUnmeasuredIsNull: what the server never told (or a
-// rate over nothing: no prefix queried, no draft made) is null in
-// summary.json, not 0.
-func TestLoadtestSummaryUnmeasuredIsNull(t *testing.T) {
-	now := time.Now()
-	out := loadgen.Outcome{Start: now, End: now.Add(time.Second)}
-	for _, c := range []struct {
-		name  string
-		tel   loadgen.Telemetry
-		nulls []string
-	}{
-		{"never scraped", loadgen.Telemetry{}, []string{`"kv_usage":{"mean":null,"peak":null}`, `"queue":{"mean":null`, `"preemptions":null`}},
-		{"nothing to rate", loadgen.Telemetry{
-			PrefixCache: &loadgen.PrefixCacheStats{},
-			SpecDecode:  &loadgen.SpecDecodeStats{},
-		}, []string{`"queue":{"mean":null`}},
-	} {
-		s := loadtestSummary(&loadtestOptions{model: "m"}, &out, &c.tel, &loadgen.GapHistogram{}, 0)
-		b, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, want := range c.nulls {
-			if !strings.Contains(string(b), want) {
-				t.Errorf("%s: summary lacks %s:\n%s", c.name, want, b)
-			}
-		}
-		if s.PrefixCacheHitRate != nil || s.SpecDecode != nil {
-			t.Errorf("%s: prefix hit rate %v, spec decode %+v: want unknown", c.name, s.PrefixCacheHitRate, s.SpecDecode)
 		}
 	}
 }

@@ -1,0 +1,78 @@
+package loadtest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/loadgen"
+)
+
+// finish completes the run directory once the load has drained: the last
+// scrape, the cache config and scrape counts in metadata.json,
+// summary.json, and the run's state (complete, aborted or interrupted).
+func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, error) {
+	o := r.o
+	// One last scrape so the counters cover the end of the window.
+	if o.ScrapeInterval > 0 {
+		_, _ = r.scraper.Scrape(context.Background())
+	}
+	samples := r.scraper.Samples()
+	stats := r.scraper.Stats()
+	r.rd.Update(func(m *loadgen.Metadata) {
+		m.CacheConfig = loadgen.FirstCacheConfig(samples)
+		m.Scrape = &stats
+	})
+	tel := loadgen.Summarize(samples, measureFrom(outcome, o.Requests, o.Warmup), outcome.End)
+	s := summarize(o.Model, outcome, &tel, r.gaps, r.meta.MaxModelLen)
+	addFailures(&s, outcome, stats, o.ScrapeInterval > 0)
+	if err := writeSummary(r.rd, &s); err != nil {
+		return nil, err
+	}
+	state, reason := loadgen.RunComplete, ""
+	if outcome.Aborted != "" {
+		state, reason = loadgen.RunAborted, outcome.Aborted
+	}
+	sig := interruptedBy(ctx)
+	if sig != nil {
+		state, reason = loadgen.RunInterrupted, "interrupted by signal "+signalName(sig)
+	}
+	if err := r.rd.Finish(state, reason); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Stderr, "thinkcap: wrote %s (results.jsonl, timeline.csv, metadata.json, summary.json)\n", r.dir)
+	return &Outcome{
+		Dir: r.dir, Summary: s, Aborted: outcome.Aborted, Finished: r.rd.Finished(), Planned: len(o.Requests), Signal: sig,
+		json: o.JSON, checks: r.checks, predict: o.Predict,
+	}, nil
+}
+
+// writeSummary writes the run's summary.json (metadata.json and
+// timeline.csv are the run directory's, written as the run goes).
+func writeSummary(rd *loadgen.RunDir, s *analysis.Summary) error {
+	f, err := os.Create(rd.Path(loadgen.SummaryFile))
+	if err != nil {
+		return badInput(err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := writeJSON(bw, s); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeJSON writes v as indented JSON, as every -o json does.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
