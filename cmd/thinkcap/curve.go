@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 type curveOptions struct {
@@ -44,26 +43,17 @@ may pay more.
 }
 
 func runCurve(cmd *cobra.Command, path string, o *curveOptions) error {
-	if err := checkTableOrJSON(o.output); err != nil {
+	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	rows, err := workload.ReadEvalFile(path)
+	rep, err := analysis.ReadCurve(path)
 	if err != nil {
 		return badInput(err)
 	}
-	acc := analysis.NewCurveAccumulator()
-	for i := range rows {
-		acc.Add(&rows[i])
-	}
-	rep := acc.Result()
 	if o.plotPath != "" {
 		if err := writeFile(o.plotPath, func(w *bufio.Writer) error { return analysis.WriteCurvePlot(w, &rep) }); err != nil {
 			return err
 		}
 	}
-	out := cmd.OutOrStdout()
-	if o.output == "json" {
-		return writeJSON(out, rep)
-	}
-	return analysis.WriteCurveTable(out, &rep)
+	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteCurveTable)
 }

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"math"
-
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
@@ -50,26 +46,12 @@ regression would.`,
 }
 
 func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) error {
-	if err := checkTableOrJSON(o.output); err != nil {
+	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	var errs []error
-	if !(o.thresholdPct >= 0) || math.IsInf(o.thresholdPct, 0) {
-		errs = append(errs, fmt.Errorf("--threshold must be a non-negative percentage, got %g", o.thresholdPct))
-	}
-	if o.minCount < 0 {
-		errs = append(errs, fmt.Errorf("--min-count must not be negative, got %d", o.minCount))
-	}
-	if !(o.accuracyTolPts >= 0 && o.accuracyTolPts <= 100) {
-		errs = append(errs, fmt.Errorf("--accuracy-tolerance must be between 0 and 100 points, got %g", o.accuracyTolPts))
-	}
-	if err := errors.Join(errs...); err != nil {
+	opts, err := analysis.NewDriftOptions(o.thresholdPct, o.minCount, o.accuracyTolPts)
+	if err != nil {
 		return badInput(err)
-	}
-	opts := analysis.DriftOptions{
-		Threshold:         o.thresholdPct / 100,
-		MinCount:          o.minCount,
-		AccuracyTolerance: o.accuracyTolPts / 100,
 	}
 	base, next := analysis.NewDriftLog(), analysis.NewDriftLog()
 	if err := o.log.each(basePath, cmd.ErrOrStderr(), base.Add); err != nil {
@@ -79,19 +61,8 @@ func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) err
 		return err
 	}
 	rep := analysis.CompareDrift(base, next, opts)
-	out := cmd.OutOrStdout()
-	var err error
-	if o.output == "json" {
-		err = writeJSON(out, rep)
-	} else {
-		err = analysis.WriteDriftTable(out, &rep)
-	}
-	if err != nil {
+	if err := writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteDriftTable); err != nil {
 		return err
 	}
-	if n := len(rep.Alerts); n > 0 {
-		// Not bad input: the check ran and failed, exit code 1.
-		return fmt.Errorf("drift: %d cost regression alert(s); first: %s", n, rep.Alerts[0].Message)
-	}
-	return nil
+	return rep.Verdict()
 }

@@ -222,16 +222,6 @@ func TestFitProfileFormat(t *testing.T) {
 	}
 }
 
-func TestFitNames(t *testing.T) {
-	for path, want := range map[string]string{
-		"logs/prod.jsonl.gz": "prod", "a b,c.csv": "a_b_c", "x": "x", ".jsonl": "fitted", "/": "fitted",
-	} {
-		if got := profileName(path); got != want {
-			t.Errorf("profileName(%q) = %q, want %q", path, got, want)
-		}
-	}
-}
-
 func TestFitBadInput(t *testing.T) {
 	empty := writeTemp(t, "empty.jsonl", "")
 	bad := writeTemp(t, "bad.jsonl", `{"arrival_s":0,"prompt_tokens":10}`+"\n"+`{"arrival_s":1,"prompt_tokens":"x"}`+"\n")

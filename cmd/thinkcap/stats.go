@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
@@ -48,25 +45,19 @@ records are summarised as requests and the others counted by status.`,
 }
 
 func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
-	if err := checkTableOrJSON(o.output); err != nil {
+	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	if !(o.tpotS > 0) || math.IsInf(o.tpotS, 0) {
-		return badInput(fmt.Errorf("--tpot must be a positive number of seconds, got %g", o.tpotS))
+	opts, err := analysis.NewStatsOptions(o.tpotS, o.concurrency)
+	if err != nil {
+		return badInput(err)
 	}
-	if o.concurrency < 1 {
-		return badInput(fmt.Errorf("--concurrency must be at least 1, got %d", o.concurrency))
-	}
-	acc := analysis.NewStatsAccumulator(analysis.StatsOptions{TPOTS: o.tpotS, Concurrency: o.concurrency})
+	acc := analysis.NewStatsAccumulator(opts)
 	if err := eachStatsRecord(cmd, path, &o.log, acc); err != nil {
 		return err
 	}
 	rep := acc.Result()
-	out := cmd.OutOrStdout()
-	if o.output == "json" {
-		return writeJSON(out, rep)
-	}
-	return analysis.WriteStatsTable(out, &rep)
+	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteStatsTable)
 }
 
 // eachStatsRecord feeds the log at path into acc: a results.jsonl of
@@ -85,13 +76,4 @@ func eachStatsRecord(cmd *cobra.Command, path string, log *logFlags, acc *analys
 		}
 	}
 	return log.each(path, cmd.ErrOrStderr(), acc.Add)
-}
-
-// checkTableOrJSON checks the -o flag of a command that prints a table or
-// JSON.
-func checkTableOrJSON(output string) error {
-	if err := checkOutput(output); err != nil {
-		return err
-	}
-	return nil
 }
