@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -66,6 +65,26 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")
 }
 
+// options are the flags as the simulator's deployment options.
+func (f *deploymentFlags) options() sim.DeploymentOptions {
+	return sim.DeploymentOptions{
+		Model: f.model, GPU: f.gpu, SpeculativeConfig: f.specConfig, Acceptance: f.acceptance,
+		StepModel: f.stepModel, Given: changed(f.set),
+		Engine: sim.Config{
+			TensorParallelSize: f.tp, KVCacheDtype: f.kvCacheDtype, Quantization: f.quantization,
+			GPUMemoryUtilization: f.gpuMemUtil, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,
+			MaxModelLen: f.maxModelLen, BlockSize: f.blockSize, DisablePrefixCaching: !f.prefixCache,
+			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy,
+			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
+		},
+	}
+}
+
+// changed reports which flags of fs were given; none when fs is nil.
+func changed(fs *pflag.FlagSet) func(string) bool {
+	return func(name string) bool { return fs != nil && fs.Changed(name) }
+}
+
 // catalog loads the embedded profiles plus the user's.
 func (f *deploymentFlags) catalog() (*profiles.Catalog, error) {
 	cat, err := profiles.Embedded()
@@ -80,132 +99,24 @@ func (f *deploymentFlags) catalog() (*profiles.Catalog, error) {
 	return cat, nil
 }
 
-// given reports whether the user set the flag.
-func (f *deploymentFlags) given(name string) bool { return f.set != nil && f.set.Changed(name) }
-
-// validate checks what the flags say on their own, needing no profile:
-// the engine's values (checkValues), --speculative-config and
-// --acceptance. It reports every problem, as bad input.
+// validate checks what the flags say on their own, needing no profile
+// (sim.DeploymentOptions.Validate), as bad input.
 func (f *deploymentFlags) validate() error {
-	_, err := f.speculative()
-	return badInput(errors.Join(f.checkValues(), err))
+	o := f.options()
+	return badInput(o.Validate())
 }
 
-// checkValues checks every numeric engine flag given against vLLM's bounds
-// (sim.CheckFlag: a flag given as 0 is refused where vLLM refuses 0) and
-// the enum flags given.
+// checkValues checks the engine's values given against vLLM's bounds
+// (sim.DeploymentOptions.CheckValues), as bad input.
 func (f *deploymentFlags) checkValues() error {
-	var errs []error
-	for _, n := range []struct {
-		flag string
-		v    float64
-	}{
-		{"tensor-parallel-size", float64(f.tp)},
-		{"gpu-memory-utilization", f.gpuMemUtil},
-		{"max-num-seqs", float64(f.maxNumSeqs)},
-		{"max-num-batched-tokens", float64(f.maxBatched)},
-		{"max-model-len", float64(f.maxModelLen)},
-		{"block-size", float64(f.blockSize)},
-		{"num-gpu-blocks-override", float64(f.blocks)},
-		{"kv-cache-memory-bytes", float64(f.kvMemBytes)},
-		{"long-prefill-token-threshold", float64(f.longPrefill)},
-		{"replicas", float64(f.replicas)},
-	} {
-		if f.given(n.flag) {
-			errs = append(errs, sim.CheckFlag(n.flag, n.v))
-		}
-	}
-	for _, c := range []struct{ flag, v string }{
-		{"kv-cache-dtype", f.kvCacheDtype},
-		{"quantization", f.quantization},
-		{"scheduling-policy", f.policy},
-		{"router", f.router},
-	} {
-		if f.given(c.flag) {
-			errs = append(errs, sim.CheckFlagChoice(c.flag, c.v))
-		}
-	}
-	return badInput(errors.Join(errs...))
-}
-
-// speculative parses --speculative-config with --acceptance (or the
-// method's default acceptance); nil when off.
-func (f *deploymentFlags) speculative() (*sim.SpeculativeConfig, error) {
-	sc, err := sim.ParseSpeculativeConfig(f.specConfig)
-	switch {
-	case err != nil:
-		return nil, err
-	case sc == nil && f.acceptance != "":
-		return nil, fmt.Errorf("--acceptance needs --speculative-config")
-	case sc == nil:
-		return nil, nil
-	case f.acceptance != "":
-		if sc.AcceptanceRates, err = sim.ParseAcceptance(f.acceptance, sc.NumSpeculativeTokens); err != nil {
-			return nil, err
-		}
-	default:
-		sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
-	}
-	return sc, nil
+	o := f.options()
+	return badInput(o.CheckValues())
 }
 
 // config builds the simulator's deployment from the flags. Errors are bad
 // input.
 func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
-	var cfg sim.Config
-	if err := f.validate(); err != nil {
-		return cfg, err
-	}
-	model, err := cat.Model(f.model)
-	if err != nil {
-		return cfg, badInput(fmt.Errorf("--model: %w", err))
-	}
-	gpu, err := cat.GPU(f.gpu)
-	if err != nil {
-		return cfg, badInput(fmt.Errorf("--gpu: %w", err))
-	}
-	step := gpu.Step
-	if f.stepModel != "" {
-		override, err := profiles.LoadStepCoefficients(f.stepModel)
-		if err != nil {
-			return cfg, badInput(fmt.Errorf("--step-model: %w", err))
-		}
-		step = step.Merge(override)
-	}
-	cfg = sim.Config{
-		Model: model, GPU: gpu,
-		TensorParallelSize:        f.tp,
-		KVCacheDtype:              f.kvCacheDtype,
-		Quantization:              f.quantization,
-		GPUMemoryUtilization:      f.gpuMemUtil,
-		MaxNumSeqs:                f.maxNumSeqs,
-		MaxNumBatchedTokens:       f.maxBatched,
-		MaxModelLen:               f.maxModelLen,
-		BlockSize:                 f.blockSize,
-		DisablePrefixCaching:      !f.prefixCache,
-		NumGPUBlocksOverride:      f.blocks,
-		KVCacheMemoryBytes:        f.kvMemBytes,
-		SchedulingPolicy:          f.policy,
-		LongPrefillTokenThreshold: f.longPrefill,
-		Step:                      step,
-		Replicas:                  f.replicas,
-		Router:                    f.router,
-		Seed:                      f.seed,
-	}
-	sc, err := f.speculative()
-	if err != nil {
-		return cfg, badInput(err)
-	}
-	if sc != nil && sc.Method == sim.SpecDraftModel {
-		draft, err := cat.Model(sc.Model)
-		if err != nil {
-			return cfg, badInput(fmt.Errorf("--speculative-config: draft model: %w", err))
-		}
-		cfg.DraftModel = &draft
-	}
-	cfg.Speculative = sc
-	if err := cfg.Resolve(); err != nil {
-		return cfg, badInput(err)
-	}
-	return cfg, nil
+	o := f.options()
+	cfg, err := o.Config(cat)
+	return cfg, badInput(err)
 }

@@ -1,0 +1,142 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// DeploymentOptions describe a deployment as `vllm serve`'s flags do: the
+// engine's values, with the model, GPU, speculative decoding and step model
+// by name, before the catalog resolves them.
+type DeploymentOptions struct {
+	// Engine holds the engine flags as given (0: vLLM's default); its Model,
+	// GPU, Step, Speculative and DraftModel are set by Config from the
+	// fields below.
+	Engine Config
+	Model  string // --model: a profile name or Hugging Face id
+	GPU    string // --gpu: a profile name
+	// SpeculativeConfig is vLLM's --speculative-config JSON ("" off), with
+	// --acceptance: a mean acceptance length or per-position rates.
+	SpeculativeConfig, Acceptance string
+	StepModel                     string // --step-model: a YAML file of step-time coefficients
+	// Given reports whether the user set a flag (by name, without the
+	// dashes): a flag given as 0 is checked, not taken for vLLM's default.
+	// Nil: none was.
+	Given func(flag string) bool
+}
+
+func (o *DeploymentOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+
+// Validate checks what the options say on their own, needing no profile:
+// the engine's values (CheckValues), --speculative-config and --acceptance.
+// It reports every problem.
+func (o *DeploymentOptions) Validate() error {
+	_, err := o.Speculative()
+	return errors.Join(o.CheckValues(), err)
+}
+
+// CheckValues checks every numeric engine flag given against vLLM's bounds
+// (CheckFlag: a flag given as 0 is refused where vLLM refuses 0) and the
+// enum flags given.
+func (o *DeploymentOptions) CheckValues() error {
+	c := &o.Engine
+	var errs []error
+	for _, n := range []struct {
+		flag string
+		v    float64
+	}{
+		{"tensor-parallel-size", float64(c.TensorParallelSize)},
+		{"gpu-memory-utilization", c.GPUMemoryUtilization},
+		{"max-num-seqs", float64(c.MaxNumSeqs)},
+		{"max-num-batched-tokens", float64(c.MaxNumBatchedTokens)},
+		{"max-model-len", float64(c.MaxModelLen)},
+		{"block-size", float64(c.BlockSize)},
+		{"num-gpu-blocks-override", float64(c.NumGPUBlocksOverride)},
+		{"kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)},
+		{"long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)},
+		{"replicas", float64(c.Replicas)},
+	} {
+		if o.given(n.flag) {
+			errs = append(errs, CheckFlag(n.flag, n.v))
+		}
+	}
+	for _, ch := range []struct{ flag, v string }{
+		{"kv-cache-dtype", c.KVCacheDtype},
+		{"quantization", c.Quantization},
+		{"scheduling-policy", c.SchedulingPolicy},
+		{"router", c.Router},
+	} {
+		if o.given(ch.flag) {
+			errs = append(errs, CheckFlagChoice(ch.flag, ch.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Speculative parses --speculative-config with --acceptance (or the
+// method's default acceptance); nil when off.
+func (o *DeploymentOptions) Speculative() (*SpeculativeConfig, error) {
+	sc, err := ParseSpeculativeConfig(o.SpeculativeConfig)
+	switch {
+	case err != nil:
+		return nil, err
+	case sc == nil && o.Acceptance != "":
+		return nil, fmt.Errorf("--acceptance needs --speculative-config")
+	case sc == nil:
+		return nil, nil
+	case o.Acceptance != "":
+		if sc.AcceptanceRates, err = ParseAcceptance(o.Acceptance, sc.NumSpeculativeTokens); err != nil {
+			return nil, err
+		}
+	default:
+		sc.AcceptanceRates = DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
+	}
+	return sc, nil
+}
+
+// Config is the simulator's deployment: the options validated, the names
+// looked up in cat and vLLM's defaults filled in (Resolve). Errors name the
+// flag at fault.
+func (o *DeploymentOptions) Config(cat *profiles.Catalog) (Config, error) {
+	var cfg Config
+	if err := o.Validate(); err != nil {
+		return cfg, err
+	}
+	model, err := cat.Model(o.Model)
+	if err != nil {
+		return cfg, fmt.Errorf("--model: %w", err)
+	}
+	gpu, err := cat.GPU(o.GPU)
+	if err != nil {
+		return cfg, fmt.Errorf("--gpu: %w", err)
+	}
+	step := gpu.Step
+	if o.StepModel != "" {
+		override, err := profiles.LoadStepCoefficients(o.StepModel)
+		if err != nil {
+			return cfg, fmt.Errorf("--step-model: %w", err)
+		}
+		step = step.Merge(override)
+	}
+	cfg = o.Engine
+	cfg.Model, cfg.GPU, cfg.Step = model, gpu, step
+	cfg.Speculative, cfg.DraftModel = nil, nil
+	sc, err := o.Speculative()
+	if err != nil {
+		return cfg, err
+	}
+	if sc != nil && sc.Method == SpecDraftModel {
+		draft, err := cat.Model(sc.Model)
+		if err != nil {
+			return cfg, fmt.Errorf("--speculative-config: draft model: %w", err)
+		}
+		cfg.DraftModel = &draft
+	}
+	cfg.Speculative = sc
+	if err := cfg.Resolve(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// RouteOptions are the routing what-if: a router sends a class or a
+// fraction of the requests to a separate non-thinking pool.
+type RouteOptions struct {
+	Route              string // --route: workload.Route's rule; "" no routing
+	Model, GPU         string // --route-model, --route-gpu; "": the main pool's
+	TensorParallelSize int    // --route-tensor-parallel-size
+	Replicas           int    // --route-replicas
+	// Given reports whether the user set a flag (by name, without the
+	// dashes); nil: none was.
+	Given func(flag string) bool
+}
+
+// Validate checks the options before any traffic is read: every problem. A
+// flag that changes nothing without --route is refused rather than ignored.
+func (o *RouteOptions) Validate() error {
+	var errs []error
+	if o.Route != "" {
+		if _, _, err := workload.Route(nil, o.Route, 0); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// The route pool's size, bounded as vLLM bounds -tp (CheckFlag).
+	for _, r := range []struct {
+		flag, bound string
+		v           int
+	}{{"route-tensor-parallel-size", "tensor-parallel-size", o.TensorParallelSize}, {"route-replicas", "replicas", o.Replicas}} {
+		if err := CheckFlag(r.bound, float64(r.v)); err != nil {
+			errs = append(errs, fmt.Errorf("--%s: %w", r.flag, err))
+		}
+	}
+	if o.Route == "" && o.Given != nil {
+		for _, name := range []string{"route-model", "route-gpu", "route-tensor-parallel-size", "route-replicas"} {
+			if o.Given(name) {
+				errs = append(errs, fmt.Errorf("--%s only matters with --route", name))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Pools are the pools the requests run on: the main deployment alone, or
+// with --route the main one ("thinking") and the route pool ("route"),
+// each with the requests the router sends it. main is dep's Config.
+func (o *RouteOptions) Pools(cat *profiles.Catalog, dep DeploymentOptions, main Config, reqs []workload.Request) ([]Pool, error) {
+	if o.Route == "" {
+		return []Pool{{Config: main, Requests: reqs}}, nil
+	}
+	kept, routed, err := workload.Route(reqs, o.Route, uint64(dep.Engine.Seed))
+	if err != nil {
+		return nil, err
+	}
+	rcfg, err := o.config(cat, dep)
+	if err != nil {
+		return nil, err
+	}
+	rcfg.TimelineIntervalS = main.TimelineIntervalS
+	return []Pool{{Name: "thinking", Config: main, Requests: kept}, {Name: "route", Config: rcfg, Requests: routed}}, nil
+}
+
+// config is the route pool's deployment: the main one's options with the
+// pool's model, GPU and size.
+func (o *RouteOptions) config(cat *profiles.Catalog, dep DeploymentOptions) (Config, error) {
+	if o.Model != "" {
+		if _, err := cat.Model(o.Model); err != nil {
+			return Config{}, fmt.Errorf("--route-model: %w", err)
+		}
+		dep.Model = o.Model
+	}
+	if o.GPU != "" {
+		if _, err := cat.GPU(o.GPU); err != nil {
+			return Config{}, fmt.Errorf("--route-gpu: %w", err)
+		}
+		dep.GPU = o.GPU
+	}
+	e := &dep.Engine
+	e.TensorParallelSize, e.Replicas = o.TensorParallelSize, o.Replicas
+	// The pool's values below are not the user's flags: the main pool's
+	// were validated as given, the pool's size by Validate.
+	dep.Given = nil
+	dep.SpeculativeConfig, dep.Acceptance = "", ""
+	// vLLM's defaults for the pool's own GPU, not the main pool's settings.
+	e.MaxNumSeqs, e.MaxNumBatchedTokens, e.MaxModelLen, e.NumGPUBlocksOverride, e.KVCacheMemoryBytes = 0, 0, 0, 0, 0
+	cfg, err := dep.Config(cat)
+	if err != nil {
+		return cfg, fmt.Errorf("route pool: %w", err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// SimulateOptions are a what-if simulation as `thinkcap simulate` runs it:
+// a deployment, its traffic, the what-if transforms and the routing.
+type SimulateOptions struct {
+	Deployment DeploymentOptions
+	Traffic    workload.TrafficOptions
+	WhatIf     workload.WhatIfOptions
+	Route      RouteOptions
+	// TimelineIntervalS is the simulated time between timeline samples
+	// (--timeline-interval); Timeline records them.
+	TimelineIntervalS float64
+	Timeline          bool
+	Warn              io.Writer // the log reader's warnings
+	// StartPool, if set, gives each pool's run its progress (PoolsOptions).
+	StartPool func(pool string) (progress func(done, total int), end func())
+}
+
+// Validate checks every option before any work, so that a bad flag is
+// named at once: every problem of the deployment, traffic and what-ifs.
+func (o *SimulateOptions) Validate() error {
+	if !(o.TimelineIntervalS > 0) || math.IsInf(o.TimelineIntervalS, 1) {
+		return fmt.Errorf("--timeline-interval must be a positive number of seconds, got %g", o.TimelineIntervalS)
+	}
+	return errors.Join(o.Deployment.Validate(), o.Traffic.Validate(), o.WhatIf.Validate(), o.Route.Validate())
+}
+
+// Simulation is what Simulate produced: the pools' reports and merged
+// results and timeline, and the summary JSON with the transforms applied.
+type Simulation struct {
+	*PoolsReport
+	Summary analysis.Summary
+}
+
+// Simulate resolves the deployment in cat, loads the traffic, applies the
+// what-ifs, splits the requests between the pools and runs them. Every
+// error is the options' (bad input).
+func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := o.Deployment.Config(cat)
+	if err != nil {
+		return nil, err
+	}
+	cfg.TimelineIntervalS = o.TimelineIntervalS
+	seed := uint64(o.Deployment.Engine.Seed)
+	reqs, err := o.Traffic.Load(cat, seed, o.Warn)
+	if err != nil {
+		return nil, err
+	}
+	reqs, transforms, err := o.WhatIf.Apply(reqs, seed)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := o.Route.Pools(cat, o.Deployment, cfg, reqs)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := RunPools(pools, PoolsOptions{
+		Options:   Options{Concurrency: o.Traffic.Concurrency, Timeline: o.Timeline},
+		StartPool: o.StartPool,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := rep.Summary()
+	s.Transforms = transforms
+	return &Simulation{PoolsReport: rep, Summary: s}, nil
+}

@@ -1,0 +1,204 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// Defaults of the embedded run: the seed tutorial's effort modes at a rate
+// that keeps one H100 busy with Qwen3-8B without overloading it.
+const (
+	DefaultTraffic  = "effort-modes"
+	DefaultRequests = 2000
+	DefaultRatePerS = 10
+)
+
+// Length defaults for --prompt-tokens/--think-tokens/--answer-tokens when
+// only some are given: a reasoning workload with a long thinking tail.
+const (
+	defaultPromptSpec = "lognormal:p50=800,p99=6000,max=16000"
+	defaultThinkSpec  = "lognormal:p50=1500,p99=12000,max=30000"
+	defaultAnswerSpec = "lognormal:p50=300,p99=1500,max=4096"
+)
+
+// ArrivalDayShaped replays a log's requests with new arrival times drawn
+// from the log's own hourly rate profile.
+const ArrivalDayShaped = "day-shaped"
+
+// TrafficOptions choose the requests as a command's flags do: a log to
+// replay, or synthetic traffic from a profile or length distributions.
+type TrafficOptions struct {
+	Workload string     // --workload: the log to replay; "": synthetic
+	Log      LogOptions // how to read it
+	Traffic  string     // --traffic: a profile name or a YAML file from thinkcap fit
+	// Requests, RatePerS, Speedup and Concurrency are 0 when not given.
+	Requests    int     // --requests: synthetic ones, or the first N of the log
+	RatePerS    float64 // --rate
+	Arrival     string  // --arrival: an arrival process, or ArrivalDayShaped
+	Speedup     float64 // --speedup
+	Prompt      string  // --prompt-tokens: a number or a distribution
+	Think       string  // --think-tokens
+	Answer      string  // --answer-tokens
+	Concurrency int     // --concurrency: closed loop
+	// Given reports whether the user set a flag (by name, without the
+	// dashes); nil: none was.
+	Given func(flag string) bool
+}
+
+func (o *TrafficOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+
+func (o *TrafficOptions) lengths() bool { return o.Prompt != "" || o.Think != "" || o.Answer != "" }
+
+// Validate checks the options before any log is read: every problem. A
+// flag left out takes its default; a flag given is checked, 0 included.
+func (o *TrafficOptions) Validate() error {
+	var errs []error
+	if o.given("requests") && o.Requests < 1 {
+		errs = append(errs, fmt.Errorf("--requests must be at least 1, got %d", o.Requests))
+	}
+	if o.given("concurrency") && o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+	}
+	// +Inf is allowed: every request at once, as vllm bench serve's
+	// --request-rate inf.
+	if o.given("rate") && !(o.RatePerS > 0) {
+		errs = append(errs, fmt.Errorf("--rate must be a positive number of requests per second, got %g", o.RatePerS))
+	}
+	if o.given("speedup") && !(o.Speedup > 0) {
+		errs = append(errs, fmt.Errorf("--speedup must be a positive factor, got %g", o.Speedup))
+	}
+	if o.Arrival != ArrivalDayShaped {
+		if _, err := ParseArrival(o.Arrival, 1); err != nil {
+			errs = append(errs, fmt.Errorf("--arrival: %w", err))
+		}
+	}
+	if o.lengths() {
+		if _, err := lengthClass(o.Prompt, o.Think, o.Answer); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := o.Log.ReadOptions(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Load reads or generates the requests; the seed draws synthetic traffic
+// and day-shaped arrivals. The log reader's warnings go to warn.
+func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer) ([]Request, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Workload != "" {
+		return o.replay(seed, warn)
+	}
+	if o.Arrival == ArrivalDayShaped {
+		return nil, fmt.Errorf("--arrival %s takes its shape from a log: give --workload", ArrivalDayShaped)
+	}
+	if o.Speedup != 0 {
+		return nil, fmt.Errorf("--speedup rescales a replay: give --workload")
+	}
+	syn := Synthetic{Requests: o.Requests, RatePerS: o.RatePerS, Arrival: o.Arrival, Seed: seed}
+	if syn.Requests == 0 {
+		syn.Requests = DefaultRequests
+	}
+	if syn.RatePerS == 0 {
+		syn.RatePerS = DefaultRatePerS
+		if o.Concurrency > 0 {
+			syn.RatePerS = math.Inf(1) // closed loop: arrival times are not used
+		}
+	}
+	var err error
+	if o.lengths() {
+		syn.Classes, err = lengthClass(o.Prompt, o.Think, o.Answer)
+	} else {
+		var t profiles.Traffic
+		if t, err = cat.LookupTraffic(o.Traffic); err != nil {
+			return nil, fmt.Errorf("--traffic: %w", err)
+		}
+		syn.Classes, err = ClassesFromTraffic(t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return syn.Generate()
+}
+
+// replay reads the --workload log and rescales its arrivals as asked:
+// --speedup F, --rate R (the log's mean rate becomes R), or --arrival
+// day-shaped (new times with the log's hourly profile, at --rate or the
+// log's own rate).
+func (o *TrafficOptions) replay(seed uint64, warn io.Writer) ([]Request, error) {
+	if o.lengths() {
+		return nil, fmt.Errorf("--workload replays a log's lengths: it does not mix with --prompt/think/answer-tokens")
+	}
+	if o.Arrival != "poisson" && o.Arrival != ArrivalDayShaped {
+		return nil, fmt.Errorf("--arrival %s: a replay keeps the log's arrival times, rescales them (--speedup, --rate) or reshapes them (--arrival day-shaped)", o.Arrival)
+	}
+	if o.Speedup != 0 && o.RatePerS != 0 {
+		return nil, fmt.Errorf("--speedup and --rate both rescale the replay: give one")
+	}
+	reqs, stats, err := o.Log.ReadAll(o.Workload, warn)
+	if err != nil {
+		return nil, fmt.Errorf("--workload: %w", err)
+	}
+	if o.Requests > 0 && o.Requests < len(reqs) {
+		reqs = reqs[:o.Requests]
+	}
+	switch {
+	case o.Arrival == ArrivalDayShaped:
+		rate := o.RatePerS
+		if rate == 0 {
+			if rate, err = LogRate(reqs); err != nil {
+				return nil, fmt.Errorf("--arrival day-shaped: %w", err)
+			}
+		}
+		times, err := DayShaped(reqs, stats, len(reqs), rate, seed)
+		if err != nil {
+			return nil, fmt.Errorf("--arrival day-shaped: %w", err)
+		}
+		// The new times are sorted, as the requests are: the order stays.
+		for i := range reqs {
+			if reqs[i].After == "" {
+				reqs[i].ArrivalS = times[i]
+			}
+		}
+	case o.Speedup != 0:
+		if err := Speedup(reqs, o.Speedup); err != nil {
+			return nil, fmt.Errorf("--speedup: %w", err)
+		}
+	case o.RatePerS != 0:
+		if _, err := RescaleToRate(reqs, o.RatePerS); err != nil {
+			return nil, fmt.Errorf("--rate: %w", err)
+		}
+	}
+	return reqs, nil
+}
+
+// lengthClass is the one class the --*-tokens flags describe.
+func lengthClass(prompt, think, answer string) ([]Class, error) {
+	c := Class{Name: "synthetic", Share: 1}
+	for _, s := range []struct {
+		flag, spec, def string
+		dst             *Dist
+	}{
+		{"--prompt-tokens", prompt, defaultPromptSpec, &c.Prompt},
+		{"--think-tokens", think, defaultThinkSpec, &c.Think},
+		{"--answer-tokens", answer, defaultAnswerSpec, &c.Answer},
+	} {
+		spec := s.spec
+		if spec == "" {
+			spec = s.def
+		}
+		d, err := ParseDist(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.flag, err)
+		}
+		*s.dst = d
+	}
+	return []Class{c}, nil
+}

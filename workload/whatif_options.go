@@ -1,0 +1,69 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+)
+
+// WhatIfOptions are the composable what-if transforms as a command's flags
+// give them, before they are parsed into a WhatIf.
+type WhatIfOptions struct {
+	ThinkBudget  int     // --think-budget; 0: none
+	BudgetPolicy string  // --budget-policy
+	Effort       string  // --effort: ParseEffort's spec; "": none
+	Escalate     float64 // --escalate
+	// Given reports whether the user set a flag (by name, without the
+	// dashes); nil: none was.
+	Given func(flag string) bool
+}
+
+func (o *WhatIfOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+
+// Validate checks the options before any traffic is read: every problem.
+// A flag that changes nothing without another is refused rather than
+// ignored.
+func (o *WhatIfOptions) Validate() error {
+	var errs []error
+	if o.given("think-budget") && o.ThinkBudget < 1 {
+		// 0 would be "no budget" and change nothing: thinking off is an effort mode.
+		errs = append(errs, fmt.Errorf("--think-budget must be at least 1 token, got %d (for thinking off use --effort, e.g. low=0/512)", o.ThinkBudget))
+	}
+	if o.given("budget-policy") && !o.given("think-budget") {
+		errs = append(errs, errors.New("--budget-policy only matters with --think-budget"))
+	}
+	if !(o.Escalate >= 0 && o.Escalate <= 1) {
+		errs = append(errs, fmt.Errorf("--escalate must be a fraction in [0, 1], got %g", o.Escalate))
+	}
+	w := WhatIf{ThinkBudget: max(o.ThinkBudget, 0), BudgetPolicy: o.BudgetPolicy}
+	if o.Effort != "" {
+		if _, err := ParseEffort(o.Effort); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := w.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Apply transforms the requests, drawing with seed (escalation); with no
+// transform asked it returns them as they are.
+func (o *WhatIfOptions) Apply(reqs []Request, seed uint64) ([]Request, []TransformReport, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	w := WhatIf{ThinkBudget: o.ThinkBudget, BudgetPolicy: o.BudgetPolicy, Escalate: o.Escalate, Seed: seed}
+	if o.Effort != "" {
+		var err error
+		if w.Effort, err = ParseEffort(o.Effort); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := w.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if !w.Active() {
+		return reqs, nil, nil
+	}
+	return w.Apply(reqs)
+}
