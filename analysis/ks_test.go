@@ -131,6 +131,42 @@ func TestKSStatisticMatchesGonum(t *testing.T) {
 	}
 }
 
+// TestKSStatisticExact: D is the largest |i/n − j/m|, each fraction
+// rounded once, so disjoint samples give exactly 1 and two samples a third
+// apart 1 − 2/3 as float64 computes it (0.33333333333333337, which the
+// drift golden prints). gonum's statistic adds 1/n once per value and drifts
+// in the last digits (0.9999999999999996 for 24 and 24 disjoint values,
+// 1.0000000000000007 for 100 and 1000, 0.33333333333333304 for the golden's
+// third), which `drift -o json` would print: why ks.go keeps its own walk.
+func TestKSStatisticExact(t *testing.T) {
+	for _, tt := range []struct {
+		n, m  int
+		shift float64 // y is x's values moved up by shift
+		want  float64
+	}{
+		{24, 24, 1e6, 1},
+		{100, 1000, 1e6, 1},
+		{49, 51, 1e6, 1},
+		{3, 3, 1, 0.33333333333333337},   // 1 − 2/3 in float64
+		{24, 24, 8, 0.33333333333333337}, // 1 − 16/24
+	} {
+		x, y := make([]float64, tt.n), make([]float64, tt.m)
+		for i := range x {
+			x[i] = float64(i)
+		}
+		for i := range y {
+			y[i] = float64(i) + tt.shift
+		}
+		r, err := KSTwoSample(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.D != tt.want {
+			t.Errorf("n=%d m=%d shift %v: D = %v, want exactly %v", tt.n, tt.m, tt.shift, r.D, tt.want)
+		}
+	}
+}
+
 func toInt32(v []float64) []int32 {
 	out := make([]int32, len(v))
 	for i, x := range v {
