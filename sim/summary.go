@@ -67,3 +67,10 @@ func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
 	}
 	return nil
 }
+
+// CapacityTable is `thinkcap capacity`'s table: the deployment, then the
+// lines vLLM logs for its KV cache at startup.
+func CapacityTable(cfg *Config, c Capacity) string {
+	return fmt.Sprintf("%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
+		cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen) + c.StartupLog(cfg.MaxModelLen)
+}
