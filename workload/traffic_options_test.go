@@ -1,0 +1,163 @@
+package workload
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+func givenFlags(flags ...string) func(string) bool {
+	return func(f string) bool { return slices.Contains(flags, f) }
+}
+
+// checkProblems checks that err lists want, one line each, in order.
+func checkProblems(t *testing.T, name string, err error, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Errorf("%s: no error, want %q", name, want)
+		return
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Errorf("%s: %q, want %d problems", name, err, len(want))
+		return
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("%s: problem %d is %q, want %q", name, i, lines[i], w)
+		}
+	}
+}
+
+func TestTrafficOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    TrafficOptions
+		want []string
+	}{
+		{"defaults", TrafficOptions{Arrival: "poisson"}, nil},
+		// Left out, 0 is "not given"; given, 0 is refused.
+		{"zeros not given", TrafficOptions{Arrival: "poisson", Given: givenFlags("arrival")}, nil},
+		{"zeros given", TrafficOptions{Arrival: "poisson", RatePerS: math.NaN(), Given: givenFlags("requests", "concurrency", "rate", "speedup")}, []string{
+			"--requests must be at least 1, got 0", "--concurrency must be at least 1, got 0",
+			"--rate must be a positive number of requests per second, got NaN", "--speedup must be a positive factor, got 0"}},
+		{"infinite rate", TrafficOptions{Arrival: "poisson", RatePerS: math.Inf(1), Given: givenFlags("rate")}, nil},
+		{"arrival", TrafficOptions{Arrival: "zipf"}, []string{"--arrival: "}},
+		{"day-shaped is checked at load", TrafficOptions{Arrival: ArrivalDayShaped}, nil},
+		{"lengths", TrafficOptions{Arrival: "poisson", Think: "lognormal:p50=abc"}, []string{"--think-tokens: "}},
+		{"log", TrafficOptions{Arrival: "poisson", Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
+		{"mapping", TrafficOptions{Arrival: "poisson", Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
+	} {
+		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
+	}
+}
+
+func TestTrafficOptionsLoadSynthetic(t *testing.T) {
+	cat := &profiles.Catalog{Traffic: map[string]profiles.Traffic{"t": testTraffic()}}
+	o := TrafficOptions{Traffic: "t", Arrival: "poisson"}
+	reqs, err := o.Load(cat, 1, nil)
+	if err != nil || len(reqs) != DefaultRequests {
+		t.Fatalf("%d requests, %v; want the default %d", len(reqs), err, DefaultRequests)
+	}
+	// The default rate: DefaultRatePerS requests a second, about.
+	if rate := float64(len(reqs)) / reqs[len(reqs)-1].ArrivalS; rate < DefaultRatePerS*0.9 || rate > DefaultRatePerS*1.1 {
+		t.Errorf("rate %g, want about %d", rate, DefaultRatePerS)
+	}
+	// Closed loop: every request at once.
+	o = TrafficOptions{Traffic: "t", Arrival: "poisson", Requests: 10, Concurrency: 2, Prompt: "100"}
+	if reqs, err = o.Load(cat, 1, nil); err != nil || len(reqs) != 10 || reqs[9].ArrivalS != 0 || reqs[0].PromptTokens != 100 {
+		t.Fatalf("closed loop: %d requests, last at %v, %v", len(reqs), reqs[len(reqs)-1].ArrivalS, err)
+	}
+	for _, tc := range []struct {
+		name string
+		o    TrafficOptions
+		want string
+	}{
+		{"unknown profile", TrafficOptions{Traffic: "nope", Arrival: "poisson"}, "--traffic: "},
+		{"day-shaped", TrafficOptions{Traffic: "t", Arrival: ArrivalDayShaped}, "--arrival day-shaped takes its shape from a log"},
+		{"speedup", TrafficOptions{Traffic: "t", Arrival: "poisson", Speedup: 2}, "--speedup rescales a replay"},
+	} {
+		if _, err := tc.o.Load(cat, 1, nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestTrafficOptionsReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	log := `{"arrival_s":0,"prompt_tokens":10,"think_tokens":5,"answer_tokens":3}
+{"arrival_s":4,"prompt_tokens":10,"think_tokens":5,"answer_tokens":3}
+{"arrival_s":2,"prompt_tokens":10,"think_tokens":5,"answer_tokens":3}
+`
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	o := TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2}
+	reqs, err := o.Load(nil, 1, &warn)
+	if err != nil || len(reqs) != 3 || reqs[2].ArrivalS != 2 {
+		t.Fatalf("replay at 2x: %+v, %v", reqs, err)
+	}
+	if !strings.Contains(warn.String(), "1 records were out of arrival order") {
+		t.Errorf("warnings %q, want the reordered record", warn.String())
+	}
+	o = TrafficOptions{Workload: path, Arrival: "poisson", RatePerS: 1, Requests: 2}
+	if reqs, err = o.Load(nil, 1, &warn); err != nil || len(reqs) != 2 {
+		t.Fatalf("first 2 at rate 1: %d, %v", len(reqs), err)
+	}
+	for _, tc := range []struct {
+		name string
+		o    TrafficOptions
+		want string
+	}{
+		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: "5"}, "--workload replays a log's lengths"},
+		{"arrival", TrafficOptions{Workload: path, Arrival: "constant"}, "--arrival constant: a replay keeps"},
+		{"both rescales", TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2, RatePerS: 1}, "--speedup and --rate both"},
+		{"missing", TrafficOptions{Workload: path + ".none", Arrival: "poisson"}, "--workload: "},
+	} {
+		if _, err := tc.o.Load(nil, 1, &warn); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestWhatIfOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    WhatIfOptions
+		want []string
+	}{
+		{"none", WhatIfOptions{BudgetPolicy: PolicyForcedClosure}, nil},
+		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFlags("think-budget")}, []string{"--think-budget must be at least 1 token, got 0"}},
+		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFlags("budget-policy")}, []string{"--budget-policy only matters with --think-budget"}},
+		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Effort: "low=x", Escalate: 2, Given: givenFlags("think-budget", "budget-policy")},
+			[]string{"--escalate must be a fraction in [0, 1], got 2", "--effort", "--budget-policy"}},
+	} {
+		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
+	}
+}
+
+func TestWhatIfOptionsApply(t *testing.T) {
+	reqs := []Request{{ID: "a", PromptTokens: 10, ThinkTokens: 500, AnswerTokens: 20}}
+	o := WhatIfOptions{BudgetPolicy: PolicyForcedClosure}
+	out, reports, err := o.Apply(reqs, 1)
+	if err != nil || &out[0] != &reqs[0] || reports != nil {
+		t.Fatalf("no transform: %v %v, want the requests as they are", reports, err)
+	}
+	o.ThinkBudget = 100
+	if out, reports, err = o.Apply(reqs, 1); err != nil || len(reports) != 1 || out[0].ThinkTokens > 100+3 {
+		t.Fatalf("budget 100: think %d, reports %+v, %v", out[0].ThinkTokens, reports, err)
+	}
+}
