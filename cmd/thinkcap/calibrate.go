@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 )
 
@@ -61,9 +60,9 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	cfgs, runs, err := calibrationRuns(cmd, &o.dep, dirs)
+	cfgs, runs, err := verifyDeployment(cmd, &o.dep).LoadConfigured(dirs)
 	if err != nil {
-		return err
+		return packageError(err)
 	}
 	bar := newProgress(cmd.ErrOrStderr(), "calibrate")
 	if bar != nil {
@@ -84,22 +83,4 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 		return err
 	}
 	return o.file.Verdict()
-}
-
-// calibrationRuns loads each run directory with the deployment the flags
-// describe for it, set up like the run's server (as verify does).
-func calibrationRuns(cmd *cobra.Command, dep *deploymentFlags, dirs []string) ([]sim.Config, []*verify.Run, error) {
-	var cfgs []sim.Config
-	var runs []*verify.Run
-	for _, dir := range dirs {
-		cfg, run, err := runConfig(*dep, cmd.Flags().Changed("model"), dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := verify.Configure(&cfg, run, cmd.Flags().Changed); err != nil {
-			return nil, nil, badInput(fmt.Errorf("%s: %w", dir, err))
-		}
-		cfgs, runs = append(cfgs, cfg), append(runs, run)
-	}
-	return cfgs, runs, nil
 }

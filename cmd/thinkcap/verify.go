@@ -1,13 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 )
 
@@ -68,15 +63,8 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	tol, err := o.check.Tolerances()
+	out, err := o.check.Verify(dir, verifyDeployment(cmd, &o.dep))
 	if err != nil {
-		return badInput(err)
-	}
-	out, err := verifyRun(o.dep, cmd.Flags().Changed("model"), cmd.Flags().Changed, dir, tol, o.check.MinRequests)
-	if err != nil {
-		return err
-	}
-	if err := o.check.WriteFiles(out); err != nil {
 		return packageError(err)
 	}
 	if err := writeOutput(cmd.OutOrStdout(), o.output, out, verify.WriteTable); err != nil {
@@ -85,46 +73,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	return out.Verdict()
 }
 
-// verifyRun loads the run and verifies the deployment flags' prediction of
-// it (see runConfig); explicit says which flags the user set.
-func verifyRun(dep deploymentFlags, modelSet bool, explicit verify.Explicit, dir string, tol map[string]float64, minRequests int) (*verify.Outcome, error) {
-	cfg, run, err := runConfig(dep, modelSet, dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := verify.Verify(cfg, run, explicit, tol, minRequests)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return out, nil
+// verifyDeployment is what the deployment flags say about a run's server.
+func verifyDeployment(cmd *cobra.Command, f *deploymentFlags) verify.Deployment {
+	return verify.Deployment{Options: f.options(), Catalog: f.catalog, ModelGiven: cmd.Flags().Changed("model")}
 }
-
-// runConfig loads a run directory and the deployment the flags describe
-// for it; unless modelSet, the model is the run's served model.
-func runConfig(dep deploymentFlags, modelSet bool, dir string) (sim.Config, *verify.Run, error) {
-	if err := dep.validate(); err != nil { // the flags before the run is read
-		return sim.Config{}, nil, err
-	}
-	run, err := verify.LoadRun(dir)
-	if err != nil {
-		return sim.Config{}, nil, badInput(err)
-	}
-	cat, err := dep.catalog()
-	if err != nil {
-		return sim.Config{}, nil, err
-	}
-	if !modelSet {
-		if _, err := cat.Model(run.Meta.Model); err != nil {
-			return sim.Config{}, nil, badInput(fmt.Errorf("%s: the run's model %q has no profile: pass --model (see thinkcap profiles)", dir, run.Meta.Model))
-		}
-		dep.model = run.Meta.Model
-	}
-	cfg, err := dep.config(cat)
-	return cfg, run, err
-}
-
-// writeVerifyTable and outsideTolerance are loadtest --predict's names
-// for verify's table and verdict.
-func writeVerifyTable(w io.Writer, out *verify.Outcome) error { return verify.WriteTable(w, out) }
-
-func outsideTolerance(c *analysis.Comparison) error { return verify.Verdict(c) }

@@ -1,0 +1,91 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
+)
+
+// Deployment is what the deployment flags say about a run's server:
+// Options as given, Catalog loads the profiles (with --profiles), and
+// ModelGiven says --model was set; unset, the model is the run's served
+// model.
+type Deployment struct {
+	Options    sim.DeploymentOptions
+	Catalog    func() (*profiles.Catalog, error)
+	ModelGiven bool
+}
+
+// Load reads the run directory and the deployment the flags describe for
+// it, in that order after the flags' own check. Every error but the
+// catalog's is bad input (BadInput); the catalog's is returned as it is.
+func (d Deployment) Load(dir string) (sim.Config, *Run, error) {
+	if err := d.Options.Validate(); err != nil { // the flags before the run is read
+		return sim.Config{}, nil, inputError{err}
+	}
+	run, err := LoadRun(dir)
+	if err != nil {
+		return sim.Config{}, nil, inputError{err}
+	}
+	cat, err := d.Catalog()
+	if err != nil {
+		return sim.Config{}, nil, err
+	}
+	opts := d.Options
+	if !d.ModelGiven {
+		if _, err := cat.Model(run.Meta.Model); err != nil {
+			return sim.Config{}, nil, inputError{fmt.Errorf("%s: the run's model %q has no profile: pass --model (see thinkcap profiles)", dir, run.Meta.Model)}
+		}
+		opts.Model = run.Meta.Model
+	}
+	cfg, err := opts.Config(cat)
+	if err != nil {
+		return cfg, nil, inputError{err}
+	}
+	return cfg, run, nil
+}
+
+// explicit says whether the user set the flag (none when Options.Given is
+// nil).
+func (d Deployment) explicit(flag string) bool {
+	return d.Options.Given != nil && d.Options.Given(flag)
+}
+
+// LoadConfigured loads each run directory (Load) with its deployment set
+// up like the run's server (Configure), as calibrate fits them.
+func (d Deployment) LoadConfigured(dirs []string) ([]sim.Config, []*Run, error) {
+	var cfgs []sim.Config
+	var runs []*Run
+	for _, dir := range dirs {
+		cfg, run, err := d.Load(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := Configure(&cfg, run, d.explicit); err != nil {
+			return nil, nil, inputError{fmt.Errorf("%s: %w", dir, err)}
+		}
+		cfgs, runs = append(cfgs, cfg), append(runs, run)
+	}
+	return cfgs, runs, nil
+}
+
+// Verify checks the options, loads the run in dir with d (Load), verifies
+// the prediction of it (the package's Verify, the flags d's Options set
+// winning over the run) and writes the report and plots asked for. Errors
+// of the user's input have BadInput() true.
+func (o *Options) Verify(dir string, d Deployment) (*Outcome, error) {
+	tol, err := o.Tolerances()
+	if err != nil {
+		return nil, inputError{err}
+	}
+	cfg, run, err := d.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Verify(cfg, run, d.explicit, tol, o.MinRequests)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return out, o.WriteFiles(out)
+}
