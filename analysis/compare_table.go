@@ -14,13 +14,11 @@ import (
 // milliseconds, KV usage in percent, no data as "-". Unchecked metrics with
 // nothing on either side (TTFA of a run without answers) are left out.
 func WriteComparison(w io.Writer, c *Comparison) error {
-	t := newTable(w, "metric", "predicted", "measured", "error", "tolerance", "bound", "result")
+	var rows [][]string
 	for _, r := range ComparisonRows(c) {
-		if err := t.Append([]string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result}); err != nil {
-			return err
-		}
+		rows = append(rows, []string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result})
 	}
-	return t.Render()
+	return writeRows(newTable(w, "metric", "predicted", "measured", "error", "tolerance", "bound", "result"), rows)
 }
 
 // formatValue prints a metric's value in its unit: milliseconds for

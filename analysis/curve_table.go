@@ -15,31 +15,29 @@ func WriteCurveTable(w io.Writer, r *CurveReport) error {
 	if r == nil {
 		return errors.New("write curve table: nil report")
 	}
-	ew := &errWriter{w: w}
-	for i := range r.Categories {
-		c := &r.Categories[i]
-		if i > 0 {
-			fmt.Fprintln(ew)
+	return writeReport(w, "write curve table", func(w io.Writer) error {
+		for i := range r.Categories {
+			c := &r.Categories[i]
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			if c.NoKnee {
+				fmt.Fprintf(w, "category %s: no knee within the tested budgets: accuracy still rising at budget %s (try larger budgets)\n",
+					classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+			} else {
+				fmt.Fprintf(w, "category %s: recommended budget %s\n", classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
+			}
+			if err := writeCurve(w, c); err != nil {
+				return err
+			}
 		}
-		if c.NoKnee {
-			fmt.Fprintf(ew, "category %s: no knee within the tested budgets: accuracy still rising at budget %s (try larger budgets)\n",
-				classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
-		} else {
-			fmt.Fprintf(ew, "category %s: recommended budget %s\n", classLabel(c.Category), formatInt(int64(c.RecommendedBudget)))
-		}
-		if err := writeCurve(ew, c); err != nil {
-			return fmt.Errorf("write curve table: %w", err)
-		}
-	}
-	if ew.err != nil {
-		return fmt.Errorf("write curve table: %w", ew.err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeCurve prints one category's points.
 func writeCurve(w io.Writer, c *CategoryCurve) error {
-	t := newLabeledTable(w, 0, "budget", "items", "accuracy", "mean tokens", "acc/1k tok", "knee")
+	rows := make([][]string, len(c.Points))
 	for i, p := range c.Points {
 		knee := ""
 		switch {
@@ -48,11 +46,8 @@ func writeCurve(w io.Writer, c *CategoryCurve) error {
 		case i == c.knee:
 			knee = "<- knee"
 		}
-		cells := []string{formatInt(int64(p.Budget)), formatInt(int64(p.Items)), formatPercent(p.Accuracy),
+		rows[i] = []string{formatInt(int64(p.Budget)), formatInt(int64(p.Items)), formatPercent(p.Accuracy),
 			formatTokens(p.MeanTokens), formatFixed(p.AccuracyPer1KTokens, 3), knee}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
 	}
-	return t.Render()
+	return writeRows(newLabeledTable(w, 0, "budget", "items", "accuracy", "mean tokens", "acc/1k tok", "knee"), rows)
 }

@@ -12,7 +12,8 @@
 //     the caller adds what the records cannot tell (config, capacity, ITL,
 //     preemptions, KV usage, occupancy).
 //   - table.go: [WriteTable], the terminal report, in milliseconds and
-//     percent.
+//     percent; table_builder.go: how every report's tables are built
+//     (writeReport, newAlignedTable, writeRows, classRows).
 //   - stats.go: [StatsAccumulator], tokens per class of a request log with
 //     the seed tutorial's capacity view (`thinkcap stats`).
 //   - drift.go and ks.go: [CompareDrift] and [KSTwoSample], the cost

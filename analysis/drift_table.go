@@ -14,87 +14,67 @@ func WriteDriftTable(w io.Writer, r *DriftReport) error {
 	if r == nil {
 		return errors.New("write drift table: nil report")
 	}
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "thinkcap drift: %s base requests, %s new requests\n\n",
-		formatInt(int64(r.Overall.Base.Count)), formatInt(int64(r.Overall.New.Count)))
-	rows := driftRows(r)
-	for _, write := range []func(io.Writer, []driftRow) error{writeDriftTokens, writeDriftTests} {
-		if err := write(ew, rows); err != nil {
-			return fmt.Errorf("write drift table: %w", err)
+	return writeReport(w, "write drift table", func(w io.Writer) error {
+		fmt.Fprintf(w, "thinkcap drift: %s base requests, %s new requests\n\n",
+			formatInt(int64(r.Overall.Base.Count)), formatInt(int64(r.Overall.New.Count)))
+		rows := classRows(r.Classes, func(c *DriftClass) (string, string, *DriftComparison) {
+			return c.Mode, c.Category, &c.DriftComparison
+		}, &r.Overall)
+		for _, write := range []func(io.Writer, []classRow[DriftComparison]) error{writeDriftTokens, writeDriftTests} {
+			if err := write(w, rows); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(ew)
-	}
-	if len(r.Alerts) == 0 {
-		fmt.Fprintf(ew, "no alert: no class with at least %s requests in each log rose more than %s in mean thinking tokens without an accuracy gain above %s points\n",
-			formatInt(int64(r.MinCount)), formatPercent(r.Threshold), formatFixed(100*r.AccuracyTolerance, 1))
-	} else {
-		fmt.Fprintf(ew, "ALERT: %d cost regression(s)\n", len(r.Alerts))
+		if len(r.Alerts) == 0 {
+			fmt.Fprintf(w, "no alert: no class with at least %s requests in each log rose more than %s in mean thinking tokens without an accuracy gain above %s points\n",
+				formatInt(int64(r.MinCount)), formatPercent(r.Threshold), formatFixed(100*r.AccuracyTolerance, 1))
+			return nil
+		}
+		fmt.Fprintf(w, "ALERT: %d cost regression(s)\n", len(r.Alerts))
 		for _, a := range r.Alerts {
-			fmt.Fprintf(ew, "  %s\n", a.Message)
+			fmt.Fprintf(w, "  %s\n", a.Message)
 		}
-	}
-	if ew.err != nil {
-		return fmt.Errorf("write drift table: %w", ew.err)
-	}
-	return nil
-}
-
-// driftRow is one comparison of the report with its label.
-type driftRow struct {
-	mode, category string
-	c              *DriftComparison
-}
-
-// driftRows lists the classes, then the overall comparison.
-func driftRows(r *DriftReport) []driftRow {
-	rows := make([]driftRow, 0, len(r.Classes)+1)
-	for i := range r.Classes {
-		c := &r.Classes[i]
-		rows = append(rows, driftRow{classLabel(c.Mode), classLabel(c.Category), &c.DriftComparison})
-	}
-	return append(rows, driftRow{"overall", "", &r.Overall})
+		return nil
+	})
 }
 
 // writeDriftTokens prints counts, means and p99s of thinking tokens.
-func writeDriftTokens(w io.Writer, rows []driftRow) error {
-	t := newLabeledTable(w, 2, "mode", "category", "base n", "new n",
-		"base mean", "new mean", "change", "base p99", "new p99", "change")
-	for _, r := range rows {
-		b, n := r.c.Base, r.c.New
-		cells := []string{r.mode, r.category, formatInt(int64(b.Count)), formatInt(int64(n.Count)),
-			sideTokens(b, b.ThinkMean), sideTokens(n, n.ThinkMean), signedPercent(r.c.ThinkMeanChange),
-			sideTokens(b, b.ThinkP99), sideTokens(n, n.ThinkP99), signedPercent(r.c.ThinkP99Change)}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+func writeDriftTokens(w io.Writer, rows []classRow[DriftComparison]) error {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		c := r.v
+		b, n := c.Base, c.New
+		cells[i] = []string{r.mode, r.category, formatInt(int64(b.Count)), formatInt(int64(n.Count)),
+			sideTokens(b, b.ThinkMean), sideTokens(n, n.ThinkMean), signedPercent(c.ThinkMeanChange),
+			sideTokens(b, b.ThinkP99), sideTokens(n, n.ThinkP99), signedPercent(c.ThinkP99Change)}
 	}
-	return t.Render()
+	return writeRows(newLabeledTable(w, 2, "mode", "category", "base n", "new n",
+		"base mean", "new mean", "change", "base p99", "new p99", "change"), cells)
 }
 
 // writeDriftTests prints the KS test, accuracy and the alert flag.
-func writeDriftTests(w io.Writer, rows []driftRow) error {
-	t := newLabeledTable(w, 2, "mode", "category", "KS D", "p-value",
-		"base accuracy", "new accuracy", "change", "alert")
-	for _, r := range rows {
+func writeDriftTests(w io.Writer, rows []classRow[DriftComparison]) error {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		c := r.v
 		d, p := noValue, noValue
-		if r.c.KS != nil {
-			d, p = formatFixed(r.c.KS.D, 3), formatPValue(r.c.KS.PValue)
+		if c.KS != nil {
+			d, p = formatFixed(c.KS.D, 3), formatPValue(c.KS.PValue)
 		}
 		change := noValue
-		if r.c.AccuracyChange != nil {
-			change = signedFixed(100**r.c.AccuracyChange, 1) + " pt"
+		if c.AccuracyChange != nil {
+			change = signedFixed(100**c.AccuracyChange, 1) + " pt"
 		}
 		alert := ""
-		if r.c.Alert {
+		if c.Alert {
 			alert = "ALERT"
 		}
-		cells := []string{r.mode, r.category, d, p,
-			optionalPercent(r.c.Base.Accuracy), optionalPercent(r.c.New.Accuracy), change, alert}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		cells[i] = []string{r.mode, r.category, d, p,
+			optionalPercent(c.Base.Accuracy), optionalPercent(c.New.Accuracy), change, alert}
 	}
-	return t.Render()
+	return writeRows(newLabeledTable(w, 2, "mode", "category", "KS D", "p-value",
+		"base accuracy", "new accuracy", "change", "alert"), cells)
 }
 
 // sideTokens prints a token statistic of one side, noValue when it has no

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -19,20 +18,23 @@ func WriteFitTable(w io.Writer, r *FitReport) error {
 	if r == nil {
 		return errors.New("write fit table: nil report")
 	}
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "thinkcap fit: traffic profile %q from %s requests in %d classes\n", r.Name,
-		formatInt(int64(r.Requests)), len(r.Classes))
-	fmt.Fprintln(ew, "Kolmogorov–Smirnov distance of each family to the log, spikes removed (smaller is closer);")
-	fmt.Fprintln(ew, "fit is the family kept: the closest, or a family within the noise of the quantile table.")
-	fmt.Fprintln(ew)
-	t := newTable(ew, "class", "share", "field", "n", "spikes", "fit",
-		FamilyLognormal, FamilyGamma, FamilyEmpirical)
-	left, right := tw.AlignLeft, tw.AlignRight
-	align := []tw.Align{left, right, left, right, left, left, right, right, right}
-	t.Options(
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
+	return writeReport(w, "write fit table", func(w io.Writer) error {
+		fmt.Fprintf(w, "thinkcap fit: traffic profile %q from %s requests in %d classes\n", r.Name,
+			formatInt(int64(r.Requests)), len(r.Classes))
+		fmt.Fprintln(w, "Kolmogorov–Smirnov distance of each family to the log, spikes removed (smaller is closer);")
+		fmt.Fprintln(w, "fit is the family kept: the closest, or a family within the noise of the quantile table.")
+		fmt.Fprintln(w)
+		left, right := tw.AlignLeft, tw.AlignRight
+		t := newAlignedTable(w, []tw.Align{left, right, left, right, left, left, right, right, right},
+			"class", "share", "field", "n", "spikes", "fit", FamilyLognormal, FamilyGamma, FamilyEmpirical)
+		return writeRows(t, fitRows(r))
+	})
+}
+
+// fitRows are the fit table's rows: a class's fields, the class and its
+// share heading the first.
+func fitRows(r *FitReport) [][]string {
+	var rows [][]string
 	for _, c := range r.Classes {
 		for i, f := range []struct {
 			name string
@@ -50,18 +52,10 @@ func WriteFitTable(w io.Writer, r *FitReport) error {
 			for _, fam := range []string{FamilyLognormal, FamilyGamma, FamilyEmpirical} {
 				row = append(row, candidateKS(f.res.Candidates, fam))
 			}
-			if err := t.Append(row); err != nil {
-				return fmt.Errorf("write fit table: %w", err)
-			}
+			rows = append(rows, row)
 		}
 	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("write fit table: %w", err)
-	}
-	if ew.err != nil {
-		return fmt.Errorf("write fit table: %w", ew.err)
-	}
-	return nil
+	return rows
 }
 
 // formatKS prints a distance with four decimals: at the sample sizes of a

@@ -27,34 +27,32 @@ func WriteTable(w io.Writer, s *Summary) error {
 	if s == nil {
 		return errors.New("write summary table: nil summary")
 	}
-	ew := &errWriter{w: w}
-	title := "thinkcap summary"
-	if s.Kind != "" {
-		title = "thinkcap " + s.Kind + " summary"
-	}
-	fmt.Fprintf(ew, "%s\n", title)
-	renders := []func(io.Writer, *Summary) error{
-		writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
-	}
-	if s.Errors != nil {
-		renders = append(renders, writeErrors)
-	}
-	if len(s.Transforms) > 0 {
-		renders = append(renders, writeTransforms)
-	}
-	if s.Scrape != nil {
-		renders = append(renders, writeScrape)
-	}
-	for _, render := range renders {
-		fmt.Fprintln(ew)
-		if err := render(ew, s); err != nil {
-			return fmt.Errorf("write summary table: %w", err)
+	return writeReport(w, "write summary table", func(w io.Writer) error {
+		title := "thinkcap summary"
+		if s.Kind != "" {
+			title = "thinkcap " + s.Kind + " summary"
 		}
-	}
-	if ew.err != nil {
-		return fmt.Errorf("write summary table: %w", ew.err)
-	}
-	return nil
+		fmt.Fprintf(w, "%s\n", title)
+		renders := []func(io.Writer, *Summary) error{
+			writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
+		}
+		if s.Errors != nil {
+			renders = append(renders, writeErrors)
+		}
+		if len(s.Transforms) > 0 {
+			renders = append(renders, writeTransforms)
+		}
+		if s.Scrape != nil {
+			renders = append(renders, writeScrape)
+		}
+		for _, render := range renders {
+			fmt.Fprintln(w)
+			if err := render(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // writeDeployment prints what was deployed next to the limits of each
@@ -289,13 +287,6 @@ func breakLines(s string, n int) string {
 	return b.String()
 }
 
-// newTable returns a table with a header whose first column holds labels,
-// left-aligned, and the others numbers, right-aligned so digits line up.
-// Headers keep their case: tablewriter would upper-case "ms" and "p50".
-func newTable(w io.Writer, header ...string) *tablewriter.Table {
-	return newLabeledTable(w, 1, header...)
-}
-
 // orNone prints an unset string field as noValue.
 func orNone(s string) string {
 	if s == "" {
@@ -319,23 +310,4 @@ func withUnit(v, unit string) string {
 		return v
 	}
 	return v + " " + unit
-}
-
-// errWriter remembers the first write error so that the report can be
-// written with plain Fprintf calls and checked once at the end.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-// Write writes p unless an earlier write failed.
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	if err != nil {
-		e.err = err
-	}
-	return n, err
 }
