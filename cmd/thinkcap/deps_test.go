@@ -29,6 +29,8 @@ var allowedImports = map[string][]string{
 	"internal/buildinfo": {},
 	// progress is a leaf: the terminal bar and plain progress lines.
 	"internal/progress": {},
+	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.
+	"internal/vllmargs": {},
 }
 
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.

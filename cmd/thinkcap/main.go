@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/thinkcap/thinkcap/internal/vllmargs"
 )
 
 // Exit codes.
@@ -31,7 +33,7 @@ func main() {
 // run executes the command line and decides the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := newRootCmd(stdout, stderr)
-	cmd.SetArgs(vllmShorthands(args))
+	cmd.SetArgs(vllmargs.Expand(args)) // -tp as vllm serve takes it
 	err := cmd.Execute()
 	if err == nil {
 		return exitOK
@@ -58,28 +60,6 @@ func isUsageError(err error) bool {
 		}
 	}
 	return false
-}
-
-// vllmShorthands accepts vLLM's multi-letter short flags (-tp, -pp, -sc),
-// which pflag cannot declare, by spelling them out.
-func vllmShorthands(args []string) []string {
-	long := map[string]string{"-tp": "--tensor-parallel-size", "-sc": "--speculative-config"}
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "--" {
-			copy(out[i:], args[i:])
-			break
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if l, ok := long[name]; ok {
-			out[i] = l
-			if hasValue {
-				out[i] += "=" + value
-			}
-		}
-	}
-	return out
 }
 
 // badInputError marks an error caused by the user's input: exit code 2.

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 type statsOptions struct {
@@ -53,27 +52,9 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 		return badInput(err)
 	}
 	acc := analysis.NewStatsAccumulator(opts)
-	if err := eachStatsRecord(cmd, path, &o.log, acc); err != nil {
-		return err
+	if err := acc.AddLog(path, o.log.options(), cmd.ErrOrStderr()); err != nil {
+		return badInput(err)
 	}
 	rep := acc.Result()
 	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteStatsTable)
-}
-
-// eachStatsRecord feeds the log at path into acc: a results.jsonl of
-// loadtest or simulate --results (recognised by its status field, when no
-// --workload-format or --map says how to read the file) record by record,
-// so that failed requests are counted by status rather than rejected as
-// invalid requests; any other log as requests.
-func eachStatsRecord(cmd *cobra.Command, path string, log *logFlags, acc *analysis.StatsAccumulator) error {
-	if log.format == "" && log.mapping == "" {
-		results, err := workload.IsResultsFile(path)
-		if err != nil {
-			return badInput(err)
-		}
-		if results {
-			return badInput(workload.EachResultFile(path, acc.AddResult))
-		}
-	}
-	return log.each(path, cmd.ErrOrStderr(), acc.Add)
 }
