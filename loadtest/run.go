@@ -24,6 +24,7 @@ type Outcome struct {
 	json    bool
 	checks  []analysis.Threshold
 	predict *Predict
+	release func() // the signals Run caught, released by Write
 }
 
 // run is one load test while it lasts.
@@ -51,8 +52,16 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Signals stay caught until Write has shown the outcome (release): a
+	// Ctrl-C while it prints, or while --predict's comparison simulates,
+	// does not cut it short; a second one kills the process.
 	ctx, stop := interruptContext(ctx)
-	defer stop()
+	var out *Outcome
+	defer func() {
+		if out == nil {
+			stop()
+		}
+	}()
 	if err := r.describe(ctx); err != nil {
 		return nil, err
 	}
@@ -71,7 +80,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.finish(ctx, &outcome)
+	if out, err = r.finish(ctx, &outcome); err != nil {
+		return nil, err
+	}
+	out.release = stop
+	return out, nil
 }
 
 // prepare does everything that may refuse the run before anything is

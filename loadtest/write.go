@@ -18,6 +18,9 @@ import (
 // after the summary is shown (the comparison simulates the run again),
 // and a comparison outside tolerance fails it too.
 func Write(w io.Writer, out *Outcome) error {
+	if out.release != nil {
+		defer out.release()
+	}
 	var stopped error
 	if out.Signal != nil {
 		stopped = &InterruptedError{Signal: out.Signal, Finished: out.Finished, Planned: out.Planned}
