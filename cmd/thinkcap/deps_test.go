@@ -16,17 +16,19 @@ const module = "github.com/thinkcap/thinkcap/"
 // package may import (cmd may import everything; nothing imports cmd).
 var allowedImports = map[string][]string{
 	"profiles":        {},
-	"workload":        {"profiles"},
+	"workload":        {"profiles", "internal/jsonscan"},
 	"analysis":        {"workload", "profiles"}, // profiles: fit writes a traffic profile
 	"sim":             {"workload", "profiles", "analysis"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
-	"loadgen/vllmapi": {},
+	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
 	"size":            {"sim", "workload", "profiles", "analysis"},
 	"verify":          {"sim", "workload", "profiles", "analysis", "loadgen"},
 	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
+	// jsonscan is a leaf: the JSON scanner of the log reader and the chunk decoder.
+	"internal/jsonscan": {},
 	// progress is a leaf: the terminal bar and plain progress lines.
 	"internal/progress": {},
 	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.

@@ -3,6 +3,8 @@ package vllmapi
 import (
 	"errors"
 	"fmt"
+
+	"github.com/thinkcap/thinkcap/internal/jsonscan"
 )
 
 // ChunkView is what a load generator reads from one stream chunk: the
@@ -63,26 +65,25 @@ type ErrorView struct {
 // skipped. Keys match exactly (encoding/json also accepts other cases). The
 // zero value is ready to use; a decoder is not safe for concurrent use.
 type ChunkDecoder struct {
-	b       []byte
-	i       int
-	depth   int
-	scratch []byte
+	s jsonscan.Scanner
 }
 
 // maxDepth is encoding/json's nesting limit, so that Decode and json.Valid
 // agree on every input.
-const maxDepth = 10000
+const maxDepth = jsonscan.EncodingJSONDepth
 
 var errNotObject = errors.New("chunk is not a json object")
 
 // Decode reads data, one event's JSON, into v.
 func (d *ChunkDecoder) Decode(data []byte, v *ChunkView) error {
 	*v = ChunkView{}
-	d.b, d.i, d.depth, d.scratch = data, 0, 0, d.scratch[:0]
-	d.ws()
-	if d.i >= len(d.b) || d.b[d.i] != '{' {
-		if d.i < len(d.b) && d.skip() {
-			if d.ws(); d.i == len(d.b) {
+	s := &d.s
+	s.Reset(data)
+	s.MaxDepth = maxDepth
+	s.WS()
+	if s.I >= len(s.B) || s.B[s.I] != '{' {
+		if s.I < len(s.B) && s.Skip() {
+			if s.WS(); s.I == len(s.B) {
 				return errNotObject
 			}
 		}
@@ -91,19 +92,19 @@ func (d *ChunkDecoder) Decode(data []byte, v *ChunkView) error {
 	if !d.top(v) {
 		return d.syntaxError()
 	}
-	if d.ws(); d.i != len(d.b) {
+	if s.WS(); s.I != len(s.B) {
 		return d.syntaxError()
 	}
 	return nil
 }
 
 func (d *ChunkDecoder) syntaxError() error {
-	return fmt.Errorf("malformed chunk json at byte %d of %d", min(d.i, len(d.b)), len(d.b))
+	return fmt.Errorf("malformed chunk json at byte %d of %d", min(d.s.I, len(d.s.B)), len(d.s.B))
 }
 
 // top reads the chunk object.
 func (d *ChunkDecoder) top(v *ChunkView) bool {
-	return d.object(func(key []byte) bool {
+	return d.s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "choices":
 			return d.choices(v)
@@ -112,33 +113,33 @@ func (d *ChunkDecoder) top(v *ChunkView) bool {
 		case "error":
 			return d.errorValue(v)
 		}
-		return d.skip()
+		return d.s.Skip()
 	})
 }
 
 func (d *ChunkDecoder) choices(v *ChunkView) bool {
-	if d.peek() != '[' {
+	if d.s.Peek() != '[' {
 		if d.null() {
 			v.Choices = 0
 			return true
 		}
-		return d.skip()
+		return d.s.Skip()
 	}
 	v.Choices = 0
-	return d.array(func(n int) bool {
+	return d.s.Array(func(n int) bool {
 		v.Choices = n + 1
-		if n == 0 && d.peek() == '{' {
+		if n == 0 && d.s.Peek() == '{' {
 			return d.choice(v)
 		}
-		return d.skip()
+		return d.s.Skip()
 	})
 }
 
 func (d *ChunkDecoder) choice(v *ChunkView) bool {
-	return d.object(func(key []byte) bool {
+	return d.s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "delta":
-			if d.peek() == '{' {
+			if d.s.Peek() == '{' {
 				return d.delta(v)
 			}
 		case "text":
@@ -146,7 +147,7 @@ func (d *ChunkDecoder) choice(v *ChunkView) bool {
 		case "finish_reason":
 			return d.strField(&v.FinishReason)
 		}
-		return d.skip()
+		return d.s.Skip()
 	})
 }
 
@@ -155,7 +156,7 @@ func (d *ChunkDecoder) delta(v *ChunkView) bool {
 	// whichever order they come.
 	var reasoning, reasoningContent []byte
 	var hasReasoning bool
-	ok := d.object(func(key []byte) bool {
+	ok := d.s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "role":
 			return d.strField(&v.Role)
@@ -166,16 +167,16 @@ func (d *ChunkDecoder) delta(v *ChunkView) bool {
 				hasReasoning, reasoning = false, nil
 				return true
 			}
-			hasReasoning = d.peek() == '"'
+			hasReasoning = d.s.Peek() == '"'
 			return d.strField(&reasoning)
 		case "reasoning_content":
 			return d.strField(&reasoningContent)
 		case "tool_calls":
-			if d.peek() == '[' {
+			if d.s.Peek() == '[' {
 				v.ToolCalls = 0
-				return d.array(func(n int) bool {
+				return d.s.Array(func(n int) bool {
 					v.ToolCalls = n + 1
-					return d.skip()
+					return d.s.Skip()
 				})
 			}
 			if d.null() {
@@ -183,7 +184,7 @@ func (d *ChunkDecoder) delta(v *ChunkView) bool {
 				return true
 			}
 		}
-		return d.skip()
+		return d.s.Skip()
 	})
 	if hasReasoning {
 		v.Reasoning = reasoning
@@ -194,16 +195,16 @@ func (d *ChunkDecoder) delta(v *ChunkView) bool {
 }
 
 func (d *ChunkDecoder) usage(v *ChunkView) bool {
-	if d.peek() != '{' {
+	if d.s.Peek() != '{' {
 		if d.null() {
 			v.HasUsage, v.Usage = false, UsageCounts{}
 			return true
 		}
-		return d.skip()
+		return d.s.Skip()
 	}
 	v.HasUsage = true
 	u := &v.Usage
-	return d.object(func(key []byte) bool {
+	return d.s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
 			return d.intField(&u.PromptTokens)
@@ -212,31 +213,31 @@ func (d *ChunkDecoder) usage(v *ChunkView) bool {
 		case "total_tokens":
 			return d.intField(&u.TotalTokens)
 		case "prompt_tokens_details":
-			if d.peek() == '{' {
-				return d.object(func(key []byte) bool {
+			if d.s.Peek() == '{' {
+				return d.s.Object(func(key []byte) bool {
 					if string(key) == "cached_tokens" {
 						return d.intField(&u.CachedTokens)
 					}
-					return d.skip()
+					return d.s.Skip()
 				})
 			}
 		case "completion_tokens_details":
-			if d.peek() == '{' {
-				return d.object(func(key []byte) bool {
-					if string(key) == "reasoning_tokens" && d.peek() != 'n' {
+			if d.s.Peek() == '{' {
+				return d.s.Object(func(key []byte) bool {
+					if string(key) == "reasoning_tokens" && d.s.Peek() != 'n' {
 						u.HasReasoningTokens = true
 						return d.intField(&u.ReasoningTokens)
 					}
-					return d.skip()
+					return d.s.Skip()
 				})
 			}
 		}
-		return d.skip()
+		return d.s.Skip()
 	})
 }
 
 func (d *ChunkDecoder) errorValue(v *ChunkView) bool {
-	switch d.peek() {
+	switch d.s.Peek() {
 	case 'n':
 		if d.null() {
 			v.HasError, v.Error = false, ErrorView{}
@@ -249,15 +250,15 @@ func (d *ChunkDecoder) errorValue(v *ChunkView) bool {
 	case '{':
 		v.HasError = true
 		e := &v.Error
-		return d.object(func(key []byte) bool {
+		return d.s.Object(func(key []byte) bool {
 			switch string(key) {
 			case "message":
 				return d.strField(&e.Message)
 			case "type":
 				return d.strField(&e.Type)
 			case "code":
-				if d.peek() == '"' {
-					s, ok := d.str()
+				if d.s.Peek() == '"' {
+					s, ok := d.s.String()
 					if ok {
 						e.Code = atoi(s)
 					}
@@ -265,9 +266,9 @@ func (d *ChunkDecoder) errorValue(v *ChunkView) bool {
 				}
 				return d.intField(&e.Code)
 			}
-			return d.skip()
+			return d.s.Skip()
 		})
 	}
 	v.HasError = true
-	return d.skip()
+	return d.s.Skip()
 }
