@@ -11,11 +11,12 @@ import (
 )
 
 // ProfileFit is `thinkcap fit`'s request: a traffic profile named Name
-// (default: the log's file name) fitted with SpikeMinMass, both checked by
-// Validate with the flag named.
+// (default: the log's file name) fitted with SpikeMinMass and its report
+// as Report, checked by Validate with the flag named.
 type ProfileFit struct {
 	Name         string  // --name
 	SpikeMinMass float64 // --spike-min-mass, in (0, 1]
+	Report       string  // --report: the fit report's format, table or json
 }
 
 // inputError marks an error of the user's input (the log fits nothing): a
@@ -27,6 +28,9 @@ func (inputError) BadInput() bool  { return true }
 
 // Validate checks the options, the first problem named by its flag.
 func (p *ProfileFit) Validate() error {
+	if p.Report != "table" && p.Report != "json" {
+		return fmt.Errorf("--report: unknown format %q (valid: table, json)", p.Report)
+	}
 	if !(p.SpikeMinMass > 0 && p.SpikeMinMass <= 1) {
 		return fmt.Errorf("--spike-min-mass must be a fraction in (0, 1], got %g", p.SpikeMinMass)
 	}

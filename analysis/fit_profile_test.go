@@ -21,11 +21,12 @@ func TestProfileFitValidate(t *testing.T) {
 		p    ProfileFit
 		want string
 	}{
-		{ProfileFit{SpikeMinMass: 0}, "--spike-min-mass"},
-		{ProfileFit{SpikeMinMass: 1.5}, "--spike-min-mass"},
-		{ProfileFit{SpikeMinMass: 0.02, Name: "my profile"}, "--name"},
-		{ProfileFit{SpikeMinMass: 0.02, Name: "a,b"}, "--name"},
-		{ProfileFit{SpikeMinMass: 1, Name: "prod"}, ""},
+		{ProfileFit{SpikeMinMass: 0.02, Report: "yaml"}, "--report"},
+		{ProfileFit{SpikeMinMass: 0, Report: "table"}, "--spike-min-mass"},
+		{ProfileFit{SpikeMinMass: 1.5, Report: "json"}, "--spike-min-mass"},
+		{ProfileFit{SpikeMinMass: 0.02, Name: "my profile", Report: "table"}, "--name"},
+		{ProfileFit{SpikeMinMass: 0.02, Name: "a,b", Report: "table"}, "--name"},
+		{ProfileFit{SpikeMinMass: 1, Name: "prod", Report: "json"}, ""},
 	} {
 		err := tt.p.Validate()
 		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {

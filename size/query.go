@@ -19,13 +19,13 @@ type Query struct {
 	TP            []int
 	KVCacheDtypes []string
 	// Speculative is --speculative-config's list: off or vLLM's JSON,
-	// comma-separated outside braces; Acceptance is --acceptance (default:
-	// each method's acceptance).
-	Speculative, Acceptance string
-	MaxNumSeqs              []int
-	StepModel               string // --step-model, merged over each GPU's coefficients
-	// Base holds the settings every candidate shares.
-	Base sim.Config
+	// comma-separated outside braces.
+	Speculative string
+	MaxNumSeqs  []int
+	// Shared are the deployment flags every candidate shares: the engine's
+	// values size does not vary, --acceptance (default: each method's) and
+	// --step-model (merged over each GPU's coefficients).
+	Shared sim.DeploymentOptions
 
 	SLO               string
 	MaxPreemptionRate float64
@@ -62,7 +62,7 @@ func (q *Query) Candidates(cat *profiles.Catalog) ([]Candidate, error) {
 
 func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	var errs []error
-	s := Space{Base: q.Base, TP: q.TP, KVCacheDtypes: q.KVCacheDtypes, MaxNumSeqs: q.MaxNumSeqs}
+	s := Space{Base: q.base(), TP: q.TP, KVCacheDtypes: q.KVCacheDtypes, MaxNumSeqs: q.MaxNumSeqs}
 	for _, name := range q.Models {
 		m, err := cat.Model(strings.TrimSpace(name))
 		if err != nil {
@@ -87,8 +87,8 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 		}
 		s.Speculative = append(s.Speculative, sp)
 	}
-	if q.StepModel != "" {
-		override, err := profiles.LoadStepCoefficients(q.StepModel)
+	if q.Shared.StepModel != "" {
+		override, err := profiles.LoadStepCoefficients(q.Shared.StepModel)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--step-model: %w", err))
 		}
@@ -100,6 +100,14 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	return s, errors.Join(errs...)
 }
 
+// base is the engine's shared values, less those the grid varies (each
+// candidate sets them) and the replicas and router the search sets.
+func (q *Query) base() sim.Config {
+	b := q.Shared.Engine
+	b.TensorParallelSize, b.KVCacheDtype, b.MaxNumSeqs, b.Replicas, b.Router = 0, "", 0, 0, ""
+	return b
+}
+
 // speculative parses one --speculative-config entry with --acceptance (or
 // the method's default acceptance) and, for draft_model, the drafter.
 func (q *Query) speculative(cat *profiles.Catalog, spec string) (Speculative, error) {
@@ -107,8 +115,8 @@ func (q *Query) speculative(cat *profiles.Catalog, spec string) (Speculative, er
 	if err != nil || sc == nil {
 		return Speculative{}, err
 	}
-	if q.Acceptance != "" {
-		if sc.AcceptanceRates, err = sim.ParseAcceptance(q.Acceptance, sc.NumSpeculativeTokens); err != nil {
+	if q.Shared.Acceptance != "" {
+		if sc.AcceptanceRates, err = sim.ParseAcceptance(q.Shared.Acceptance, sc.NumSpeculativeTokens); err != nil {
 			return Speculative{}, fmt.Errorf("--acceptance: %w", err)
 		}
 	} else {

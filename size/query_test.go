@@ -39,7 +39,9 @@ func TestQueryNamesTheFlag(t *testing.T) {
 		{"tp", func(q *Query) { q.TP = []int{0} }, "--tp"},
 		{"spec", func(q *Query) { q.Speculative = "off,{bad" }, "--speculative-config"},
 		{"draft", func(q *Query) { q.Speculative = `{"method":"draft_model","model":"nope","num_speculative_tokens":2}` }, "--speculative-config: draft model"},
-		{"acceptance", func(q *Query) { q.Speculative, q.Acceptance = `{"method":"ngram","num_speculative_tokens":2}`, "x" }, "--acceptance"},
+		{"acceptance", func(q *Query) {
+			q.Speculative, q.Shared.Acceptance = `{"method":"ngram","num_speculative_tokens":2}`, "x"
+		}, "--acceptance"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,8 +12,7 @@ import (
 type fitOptions struct {
 	log    logFlags
 	output string
-	fit    analysis.ProfileFit // --name, --spike-min-mass
-	report string
+	fit    analysis.ProfileFit // --name, --spike-min-mass, --report
 }
 
 func newFitCmd() *cobra.Command {
@@ -47,14 +46,11 @@ Without -o the YAML goes to stdout and the report to stderr.`,
 	fs.StringVar(&o.fit.Name, "name", "", "traffic profile name (default: the log's file name without extensions)")
 	fs.Float64Var(&o.fit.SpikeMinMass, "spike-min-mass", analysis.DefaultSpikeMinMass,
 		"share of the requests at the maximum or at 0 that makes a spike (1 turns spikes off)")
-	fs.StringVar(&o.report, "report", "table", "fit report: table or json")
+	fs.StringVar(&o.fit.Report, "report", "table", "fit report: table or json")
 	return cmd
 }
 
 func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
-	if o.report != "table" && o.report != "json" {
-		return badInput(fmt.Errorf("--report: unknown format %q (valid: table, json)", o.report))
-	}
 	if err := o.fit.Validate(); err != nil {
 		return badInput(err)
 	}
@@ -77,5 +73,5 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	} else if _, err := yamlOut.Write(data); err != nil {
 		return err
 	}
-	return writeOutput(reportOut, o.report, &rep, analysis.WriteFitTable)
+	return writeOutput(reportOut, o.fit.Report, &rep, analysis.WriteFitTable)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/size"
 )
 
@@ -90,7 +89,7 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if err != nil {
 		return err
 	}
-	o.q.Acceptance, o.q.StepModel, o.q.Base = o.dep.acceptance, o.dep.stepModel, sizeBase(&o.dep)
+	o.q.Shared = o.dep.options()
 	cands, err := o.q.Candidates(cat)
 	if err != nil {
 		return badInput(err)
@@ -121,15 +120,4 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 		return err
 	}
 	return res.Verdict()
-}
-
-// sizeBase is the deployment every candidate shares: the engine flags
-// size does not vary.
-func sizeBase(d *deploymentFlags) sim.Config {
-	return sim.Config{
-		Quantization: d.quantization, GPUMemoryUtilization: d.gpuMemUtil,
-		MaxNumBatchedTokens: d.maxBatched, MaxModelLen: d.maxModelLen, BlockSize: d.blockSize,
-		DisablePrefixCaching: !d.prefixCache, NumGPUBlocksOverride: d.blocks, KVCacheMemoryBytes: d.kvMemBytes,
-		SchedulingPolicy: d.policy, LongPrefillTokenThreshold: d.longPrefill, Seed: d.seed,
-	}
 }
