@@ -31,6 +31,7 @@ fuzz:
 	$(GO) test ./workload -run '^$$' -fuzz FuzzRead$$ -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzReadOpenAI -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzScanNative -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonscan -run '^$$' -fuzz FuzzScan -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzParseMapping -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzReadEval -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzParseDist -fuzztime $(FUZZTIME)
