@@ -214,25 +214,28 @@ func (d *ChunkDecoder) usage(v *ChunkView) bool {
 			return d.intField(&u.TotalTokens)
 		case "prompt_tokens_details":
 			if d.s.Peek() == '{' {
-				return d.s.Object(func(key []byte) bool {
-					if string(key) == "cached_tokens" {
-						return d.intField(&u.CachedTokens)
-					}
-					return d.s.Skip()
-				})
+				return d.detail("cached_tokens", &u.CachedTokens, nil)
 			}
 		case "completion_tokens_details":
 			if d.s.Peek() == '{' {
-				return d.s.Object(func(key []byte) bool {
-					if string(key) == "reasoning_tokens" && d.s.Peek() != 'n' {
-						u.HasReasoningTokens = true
-						return d.intField(&u.ReasoningTokens)
-					}
-					return d.s.Skip()
-				})
+				return d.detail("reasoning_tokens", &u.ReasoningTokens, &u.HasReasoningTokens)
 			}
 		}
 		return d.s.Skip()
+	})
+}
+
+// detail reads a usage details object for its integer member name, and
+// sets *has (when has is not nil) if the member is there and not null.
+func (d *ChunkDecoder) detail(name string, dst *int, has *bool) bool {
+	return d.s.Object(func(key []byte) bool {
+		if string(key) != name || d.s.Peek() == 'n' {
+			return d.s.Skip()
+		}
+		if has != nil {
+			*has = true
+		}
+		return d.intField(dst)
 	})
 }
 
