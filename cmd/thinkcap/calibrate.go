@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/verify"
 )
 
@@ -64,12 +65,9 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 	if err != nil {
 		return packageError(err)
 	}
-	bar := newProgress(cmd.ErrOrStderr(), "calibrate")
-	if bar != nil {
-		bar.unit = "fits"
-	}
-	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.update)
-	bar.done()
+	bar := progress.New(cmd.ErrOrStderr(), "calibrate").Counting("fits")
+	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.Update)
+	bar.Done()
 	if err != nil {
 		return packageError(err)
 	}

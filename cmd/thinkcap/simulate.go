@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -61,8 +62,8 @@ func (o *simulateOptions) options(errOut io.Writer) sim.SimulateOptions {
 		WhatIf: o.whatIf.options(), Route: o.whatIf.routeOptions(),
 		TimelineIntervalS: o.timelineInterval, Timeline: o.timelinePath != "", Warn: errOut,
 		StartPool: func(pool string) (func(done, total int), func()) {
-			bar := newProgress(errOut, "simulating "+pool)
-			return bar.update, bar.done
+			bar := progress.New(errOut, "simulating "+pool)
+			return bar.Update, bar.Done
 		},
 	}
 }

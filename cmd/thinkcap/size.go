@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/size"
 )
 
@@ -101,13 +102,10 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
 		return err
 	}
-	bar := newProgress(cmd.ErrOrStderr(), "sizing")
-	if bar != nil {
-		bar.unit = "candidates"
-	}
-	opts.Progress = bar.update
+	bar := progress.New(cmd.ErrOrStderr(), "sizing").Counting("candidates")
+	opts.Progress = bar.Update
 	res, err := size.Search(cands, reqs, opts)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return badInput(err)
 	}

@@ -38,6 +38,15 @@ func New(out io.Writer, label string) *Bar {
 	return &Bar{out: out, label: label, Unit: "requests", start: time.Now()}
 }
 
+// Counting sets what the bar counts (requests unless set); nil-safe, so
+// that progress.New(out, "sizing").Counting("candidates") reads as one.
+func (p *Bar) Counting(unit string) *Bar {
+	if p != nil {
+		p.Unit = unit
+	}
+	return p
+}
+
 // Update reports done of total; it is cheap until the bar appears.
 func (p *Bar) Update(done, total int) {
 	if p == nil {
