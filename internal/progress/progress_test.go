@@ -21,3 +21,15 @@ func TestOffATerminal(t *testing.T) {
 		t.Errorf("printed %q", out.String())
 	}
 }
+
+// Counting names the unit, and is safe on the nil bar of a non-terminal.
+func TestCounting(t *testing.T) {
+	var none *Bar
+	if none.Counting("fits") != nil {
+		t.Error("a nil bar came back non-nil")
+	}
+	b := (&Bar{Unit: "requests"}).Counting("candidates")
+	if b.Unit != "candidates" {
+		t.Errorf("unit %q", b.Unit)
+	}
+}
