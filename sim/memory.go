@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// This file is what changes between vLLM releases in the startup profile
+// that sizes the KV cache: whether the CUDA-graph estimate is taken off the
+// budget, the default --gpu-memory-utilization, and the batch defaults of
+// large GPUs. --vllm-version selects the range.
+
+// DefaultVLLMVersion is the vLLM release thinkcap models when --vllm-version
+// is not given: the newest the capacity corpus (testdata/capacity) covers.
+const DefaultVLLMVersion = "0.28.0"
+
+// VLLMVersion is a vLLM release, major.minor.patch; pre-release and dev
+// suffixes ("0.14.0rc2.dev160") are ignored.
+type VLLMVersion struct{ Major, Minor, Patch int }
+
+var vllmVersionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:\.(\d+))?`)
+
+// ParseVLLMVersion reads "0.19.1", "v0.21" or "0.14.0rc2.dev160".
+func ParseVLLMVersion(s string) (VLLMVersion, error) {
+	m := vllmVersionRE.FindStringSubmatch(s)
+	if m == nil {
+		return VLLMVersion{}, fmt.Errorf("--vllm-version %q: want a release such as 0.19.1", s)
+	}
+	var v VLLMVersion
+	v.Major, _ = strconv.Atoi(m[1])
+	v.Minor, _ = strconv.Atoi(m[2])
+	if m[3] != "" {
+		v.Patch, _ = strconv.Atoi(m[3])
+	}
+	return v, nil
+}
+
+func (v VLLMVersion) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// Before reports whether v is an earlier release than o.
+func (v VLLMVersion) Before(o VLLMVersion) bool {
+	if v.Major != o.Major {
+		return v.Major < o.Major
+	}
+	if v.Minor != o.Minor {
+		return v.Minor < o.Minor
+	}
+	return v.Patch < o.Patch
+}
+
+// memoryModel is what one range of vLLM releases charges against the KV
+// budget at startup beyond weights and activations.
+type memoryModel struct {
+	since VLLMVersion
+	// name is the range as --explain prints it.
+	name string
+	// subtractCUDAGraphs: the CUDA-graph estimate is taken off the budget
+	// before the KV cache is sized. Before v0.21 vLLM captures its graphs
+	// after the KV cache is allocated, so they come out of the headroom
+	// above gpu_memory_utilization instead (vllm/v1/worker/gpu_worker.py
+	// determine_available_memory: available = requested − non_kv_cache_memory,
+	// and compile_or_warm_up_model only logs the captured size). PR #30515
+	// (vllm-project/vllm, 2025-12) added the estimate behind
+	// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, off; v0.21 turned it on
+	// ("CUDA graph memory profiling is enabled (default since v0.21.0)",
+	// gpu_worker.py).
+	subtractCUDAGraphs bool
+	// cudaGraphBytesPerGraph is the marginal cost of one more captured
+	// graph (gpu_model_runner.py profile_cudagraph_memory: the second
+	// graph's cost times the remaining graphs, on top of the first graph's
+	// pool, cudaGraphSharedBytes). From v0.21, 8 MiB reproduces the
+	// 0.36 GiB a 0.27.1 log prints for 16 PIECEWISE graphs (gpustack/runner
+	// PR 251) and about half the older fit on an H100 (issue 15); before,
+	// 16 MiB is the earlier fit (51 PIECEWISE + 35 FULL graphs → 1.58 GiB),
+	// shown by --explain only, since it is not subtracted.
+	cudaGraphBytesPerGraph float64
+	// gpuMemoryUtilization is --gpu-memory-utilization's default
+	// (vllm/config/cache.py: 0.9, 0.92 since v0.21, vllm PR #38284).
+	gpuMemoryUtilization float64
+	// largeGPUBatchDefaults: GPUs of 160 GiB and more (B200) get 16384
+	// batched tokens under `vllm serve` (vllm/engine/arg_utils.py
+	// get_batch_defaults, vllm PR #51726, 2026-08-11; the next release is
+	// 0.28); before, they used the ≥ 70 GiB row.
+	largeGPUBatchDefaults bool
+}
+
+// memoryModels are the ranges, oldest first.
+var memoryModels = []memoryModel{
+	{since: VLLMVersion{0, 0, 0}, name: "before 0.21 (CUDA graphs not subtracted)",
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9},
+	{since: VLLMVersion{0, 21, 0}, name: "0.21-0.27 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true,
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92},
+	{since: VLLMVersion{0, 28, 0}, name: "0.28+ (CUDA-graph estimate subtracted, 160 GiB batch defaults)", subtractCUDAGraphs: true,
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true},
+}
+
+// memoryModelFor is the range v falls in.
+func memoryModelFor(v VLLMVersion) memoryModel {
+	m := memoryModels[0]
+	for _, r := range memoryModels[1:] {
+		if !v.Before(r.since) {
+			m = r
+		}
+	}
+	return m
+}
+
+// memory is c's memory model: its --vllm-version's range (the default
+// version's when empty, the newest range when unreadable: Resolve reports
+// that).
+func (c *Config) memory() memoryModel {
+	s := c.VLLMVersion
+	if s == "" {
+		s = DefaultVLLMVersion
+	}
+	v, err := ParseVLLMVersion(s)
+	if err != nil {
+		return memoryModels[len(memoryModels)-1]
+	}
+	return memoryModelFor(v)
+}
+
+// EntryPoints are the ways vLLM is started that change its batch defaults:
+// `vllm serve` (UsageContext.OPENAI_API_SERVER) and the offline LLM class,
+// which `vllm bench throughput` and `bench latency` use (LLM_CLASS).
+var EntryPoints = []string{"api_server", "llm"}
