@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -75,6 +76,9 @@ type StepModel struct {
 	draftNsPerToken, draftAttnNsPerCtx float64 // per pass
 	draftPrefillNsPerToken             float64
 	draftARNsPerToken, draftARFixedNs  float64
+
+	pp                          float64 // pipeline stages (pipeline.go)
+	xferNsPerToken, xferFixedNs float64 // one stage-to-stage activation transfer
 }
 
 // NewStepModel builds the step model of a resolved Config; every
@@ -124,6 +128,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*k.AllReduceLatencyUs*1e3
 	}
 	s.setDrafter(c, p, geom, linPeak, pair)
+	s.setPipeline(c)
 	return s, nil
 }
 
@@ -185,30 +190,58 @@ func (s *StepModel) StepTime(b *Batch) int64 { return int64(s.StepTimeNs(b)) }
 // StepTimeNs is StepTime before rounding to whole nanoseconds: calibration
 // differentiates it with steps far below a nanosecond.
 func (s *StepModel) StepTimeNs(b *Batch) float64 {
-	tokens := b.PrefillTokens + b.DecodeTokens
-	if tokens <= 0 {
+	if b.PrefillTokens+b.DecodeTokens <= 0 {
 		return 0
 	}
-	t, reqs, ctx := float64(tokens), float64(max(b.NumReqs, 1)), float64(b.ContextTokens)
+	l := loadOf(b)
+	if s.pp > 1 {
+		return s.pipelineStepNs(l)
+	}
+	return s.passNs(l) + s.fixedNs + s.perReqNs*l.reqs + s.draftNs(l)
+}
+
+// stepLoad is a Batch's work as reals, so that a pipeline can split it
+// into micro-batches (pipeline.go).
+type stepLoad struct {
+	tokens, reqs, ctx, decode, decodeReqs, prefill, pairs, logits float64
+}
+
+func loadOf(b *Batch) stepLoad {
+	return stepLoad{
+		tokens: float64(b.PrefillTokens + b.DecodeTokens), reqs: float64(max(b.NumReqs, 1)),
+		ctx: float64(b.ContextTokens), decode: float64(b.DecodeTokens), decodeReqs: float64(b.DecodeReqs),
+		prefill: float64(b.PrefillTokens), pairs: float64(b.PrefillAttnPairs),
+		logits: float64(b.DecodeTokens + b.NumReqs - b.DecodeReqs),
+	}
+}
+
+// passNs is the GPU time of one pass of the load through every layer (the
+// roofline and the all-reduces), without the per-step overheads.
+func (s *StepModel) passNs(l stepLoad) float64 {
+	t, reqs, ctx := l.tokens, l.reqs, l.ctx
 	swCtx := min(ctx, reqs*s.window)
-	mem := (s.denseBytes+s.expertBytes*s.experts(tokens))*s.weightNsPerByte +
+	mem := (s.denseBytes+s.expertBytes*s.experts(int(math.Round(t))))*s.weightNsPerByte +
 		(s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte
 
-	q := float64(b.DecodeTokens) / reqs // decode query tokens per request
-	prefill, pairs := float64(b.PrefillTokens), float64(b.PrefillAttnPairs)
-	logits := float64(b.DecodeTokens + b.NumReqs - b.DecodeReqs)
-	compute := s.linearNsPerToken*t + s.draftPrefillNsPerToken*prefill + s.lmHeadNsPerToken*logits +
+	q := l.decode / reqs // decode query tokens per request
+	prefill, pairs := l.prefill, l.pairs
+	compute := s.linearNsPerToken*t + s.draftPrefillNsPerToken*prefill + s.lmHeadNsPerToken*l.logits +
 		s.attnFullNsPerPair*(pairs+ctx*q) + s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q)
 
-	step := max(mem, compute) + s.arFixedNs + s.arNsPerToken*t + s.fixedNs + s.perReqNs*reqs
-	if s.draftPasses > 0 && b.DecodeReqs > 0 {
-		n := float64(b.DecodeReqs)
-		dctx := ctx * n / reqs // the decoding requests' share of the context
-		dmem := (s.draftBytes+s.draftExpertBytes*s.experts(b.DecodeReqs))*s.weightNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
-		dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
-		step += s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n)
+	return max(mem, compute) + s.arFixedNs + s.arNsPerToken*t
+}
+
+// draftNs is the drafter's passes over the decoding requests (0 without a
+// GPU drafter).
+func (s *StepModel) draftNs(l stepLoad) float64 {
+	if s.draftPasses <= 0 || l.decodeReqs <= 0 {
+		return 0
 	}
-	return step
+	n := l.decodeReqs
+	dctx := l.ctx * n / l.reqs // the decoding requests' share of the context
+	dmem := (s.draftBytes+s.draftExpertBytes*s.experts(int(n)))*s.weightNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
+	dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
+	return s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n)
 }
 
 // experts is the expected number of distinct experts n tokens route to in
@@ -272,6 +305,9 @@ func checkStepInputs(c *Config) error {
 	if c.TensorParallelSize > 1 && g.InterconnectGBps <= 0 {
 		errs = append(errs, fmt.Errorf("step model: --tensor-parallel-size %d needs gpu %q's interconnect_gbps", c.TensorParallelSize, g.Name))
 	}
+	if c.pipelineSize() > 1 && g.InterconnectGBps <= 0 {
+		errs = append(errs, fmt.Errorf("step model: --pipeline-parallel-size %d needs gpu %q's interconnect_gbps", c.PipelineParallelSize, g.Name))
+	}
 	coef := func(name string, v float64, ok bool, want string) {
 		if !ok {
 			errs = append(errs, fmt.Errorf("step model: %s %v must be %s (gpu %q's step block or a --step-model file)", name, v, want, g.Name))
@@ -282,7 +318,7 @@ func checkStepInputs(c *Config) error {
 	coef("kv_bandwidth_efficiency", k.KVBandwidthEfficiency, unit(k.KVBandwidthEfficiency), "in (0, 1]")
 	coef("compute_efficiency", k.ComputeEfficiency, unit(k.ComputeEfficiency), "in (0, 1]")
 	coef("attention_compute_efficiency", k.AttentionComputeEfficiency, unit(k.AttentionComputeEfficiency), "in (0, 1]")
-	if c.TensorParallelSize > 1 {
+	if c.TensorParallelSize > 1 || c.pipelineSize() > 1 {
 		coef("interconnect_efficiency", k.InterconnectEfficiency, unit(k.InterconnectEfficiency), "in (0, 1]")
 	}
 	if kvDtypeBytes(c.KVCacheDtype) == 1 {

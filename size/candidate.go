@@ -36,6 +36,7 @@ type Space struct {
 	Models        []profiles.Model
 	GPUs          []profiles.GPU
 	TP            []int
+	PP            []int // pipeline-parallel sizes (--pp)
 	KVCacheDtypes []string
 	Speculative   []Speculative
 	MaxNumSeqs    []int // 0: vLLM's default for the GPU
@@ -57,19 +58,23 @@ func (c Candidate) Name() string {
 	if cfg.MaxNumSeqs > 0 {
 		seqs = strconv.Itoa(cfg.MaxNumSeqs)
 	}
-	return fmt.Sprintf("%s %s×%d kv=%s spec=%s seqs=%s", cfg.Model.Name, cfg.GPU.Name,
-		cfg.TensorParallelSize, kvName(cfg.KVCacheDtype), c.speculative().Name(), seqs)
+	gpus := strconv.Itoa(cfg.TensorParallelSize)
+	if cfg.PipelineParallelSize > 1 { // TP×PP, e.g. h100-sxm×2×2
+		gpus += "×" + strconv.Itoa(cfg.PipelineParallelSize)
+	}
+	return fmt.Sprintf("%s %s×%s kv=%s spec=%s seqs=%s", cfg.Model.Name, cfg.GPU.Name,
+		gpus, kvName(cfg.KVCacheDtype), c.speculative().Name(), seqs)
 }
 
 func (c Candidate) speculative() Speculative {
 	return Speculative{Config: c.Config.Speculative, DraftModel: c.Config.DraftModel}
 }
 
-// baselineKey groups a candidate with its baseline: same model, GPU, TP and
-// max_num_seqs.
+// baselineKey groups a candidate with its baseline: same model, GPU, TP, PP
+// and max_num_seqs.
 func (c Candidate) baselineKey() string {
 	cfg := &c.Config
-	return fmt.Sprintf("%s|%s|%d|%d", cfg.Model.Name, cfg.GPU.Name, cfg.TensorParallelSize, cfg.MaxNumSeqs)
+	return fmt.Sprintf("%s|%s|%d|%d|%d", cfg.Model.Name, cfg.GPU.Name, cfg.TensorParallelSize, cfg.PipelineParallelSize, cfg.MaxNumSeqs)
 }
 
 // isBaseline: the default KV dtype and no speculative decoding.
@@ -84,8 +89,8 @@ func kvName(dtype string) string {
 	return dtype
 }
 
-// Candidates expands the grid in a fixed order (models, GPUs, TP, KV dtype,
-// speculative, max_num_seqs), so the same space always gives the same list.
+// Candidates expands the grid in a fixed order (models, GPUs, TP, PP, KV
+// dtype, speculative, max_num_seqs), so the same space always gives the same list.
 func (s Space) Candidates() ([]Candidate, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -99,6 +104,7 @@ func (s Space) Candidates() ([]Candidate, error) {
 		gpus = []profiles.GPU{s.Base.GPU}
 	}
 	tps := orDefault(s.TP, s.Base.TensorParallelSize)
+	pps := orDefault(s.PP, s.Base.PipelineParallelSize)
 	kvs := orDefault(s.KVCacheDtypes, s.Base.KVCacheDtype)
 	specs := s.Speculative
 	if len(specs) == 0 {
@@ -109,22 +115,25 @@ func (s Space) Candidates() ([]Candidate, error) {
 	for _, m := range models {
 		for _, g := range gpus {
 			for _, tp := range tps {
-				for _, kv := range kvs {
-					for _, sp := range specs {
-						for _, ns := range seqs {
-							cfg := s.Base
-							cfg.Model, cfg.GPU = m, g
-							cfg.Step = g.Step.Merge(s.StepOverride)
-							cfg.TensorParallelSize, cfg.KVCacheDtype, cfg.MaxNumSeqs = tp, kv, ns
-							cfg.Speculative, cfg.DraftModel = cloneSpec(sp.Config), sp.DraftModel
-							c := Candidate{Config: cfg}
-							// Resolve on a copy: a failure leaves the
-							// unresolved values to name the candidate.
-							resolved := cfg
-							if c.Err = resolved.Resolve(); c.Err == nil {
-								c.Config = resolved
+				for _, pp := range pps {
+					for _, kv := range kvs {
+						for _, sp := range specs {
+							for _, ns := range seqs {
+								cfg := s.Base
+								cfg.Model, cfg.GPU = m, g
+								cfg.Step = g.Step.Merge(s.StepOverride)
+								cfg.TensorParallelSize, cfg.PipelineParallelSize = tp, pp
+								cfg.KVCacheDtype, cfg.MaxNumSeqs = kv, ns
+								cfg.Speculative, cfg.DraftModel = cloneSpec(sp.Config), sp.DraftModel
+								c := Candidate{Config: cfg}
+								// Resolve on a copy: a failure leaves the
+								// unresolved values to name the candidate.
+								resolved := cfg
+								if c.Err = resolved.Resolve(); c.Err == nil {
+									c.Config = resolved
+								}
+								out = append(out, c)
 							}
-							out = append(out, c)
 						}
 					}
 				}
@@ -144,6 +153,11 @@ func (s Space) Validate() error {
 	for _, tp := range s.TP {
 		if err := sim.CheckFlag("tensor-parallel-size", float64(tp)); err != nil {
 			errs = append(errs, fmt.Errorf("--tp: %w", err))
+		}
+	}
+	for _, pp := range s.PP {
+		if err := sim.CheckFlag("pipeline-parallel-size", float64(pp)); err != nil {
+			errs = append(errs, fmt.Errorf("--pp: %w", err))
 		}
 	}
 	for _, kv := range s.KVCacheDtypes {

@@ -3,16 +3,19 @@ package size
 // Outcome is one candidate's result, as `-o json` prints it. Seconds and
 // fractions, as in DESIGN.md's summary.
 type Outcome struct {
-	Name               string  `json:"name"`
-	Model              string  `json:"model"`
-	GPU                string  `json:"gpu"`
-	TensorParallelSize int     `json:"tensor_parallel_size"`
-	KVCacheDtype       string  `json:"kv_cache_dtype"`
-	Speculative        string  `json:"speculative"`
-	MaxNumSeqs         int     `json:"max_num_seqs"`
-	Replicas           int     `json:"replicas"`
-	GPUs               int     `json:"gpus"`
-	CostPerHour        float64 `json:"cost_per_hour"`
+	Name               string `json:"name"`
+	Model              string `json:"model"`
+	GPU                string `json:"gpu"`
+	TensorParallelSize int    `json:"tensor_parallel_size"`
+	// PipelineParallelSize is the stages per replica: a replica takes
+	// TP × PP GPUs.
+	PipelineParallelSize int     `json:"pipeline_parallel_size"`
+	KVCacheDtype         string  `json:"kv_cache_dtype"`
+	Speculative          string  `json:"speculative"`
+	MaxNumSeqs           int     `json:"max_num_seqs"`
+	Replicas             int     `json:"replicas"`
+	GPUs                 int     `json:"gpus"`
+	CostPerHour          float64 `json:"cost_per_hour"`
 	// CostPerMillionOutputTokens is at the traffic's output token rate
 	// (thinking included: it is paid for).
 	CostPerMillionOutputTokens float64  `json:"cost_per_million_output_tokens"`
@@ -53,7 +56,7 @@ func newOutcome(c Candidate) Outcome {
 	cfg := &c.Config
 	return Outcome{
 		Name: c.Name(), Model: cfg.Model.Name, GPU: cfg.GPU.Name,
-		TensorParallelSize: cfg.TensorParallelSize, KVCacheDtype: kvName(cfg.KVCacheDtype),
+		TensorParallelSize: cfg.TensorParallelSize, PipelineParallelSize: max(cfg.PipelineParallelSize, 1), KVCacheDtype: kvName(cfg.KVCacheDtype),
 		Speculative: c.speculative().Name(), MaxNumSeqs: cfg.MaxNumSeqs,
 		FailedSLOs: []string{}, cand: c,
 	}
@@ -62,7 +65,7 @@ func newOutcome(c Candidate) Outcome {
 // setMeasurement records the run at r replicas.
 func (o *Outcome) setMeasurement(r int, m Measurement) {
 	o.Replicas = r
-	o.GPUs = r * o.TensorParallelSize
+	o.GPUs = r * o.TensorParallelSize * max(o.PipelineParallelSize, 1)
 	o.Failed = m.Failed
 	o.Passes = m.Passes()
 	o.TTFTP99S, o.TTFAP99S = m.Latencies.TTFT.P99, m.Latencies.TTFA.P99

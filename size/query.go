@@ -17,6 +17,7 @@ import (
 type Query struct {
 	Models, GPUs  []string
 	TP            []int
+	PP            []int // --pp: pipeline-parallel sizes
 	KVCacheDtypes []string
 	// Speculative is --speculative-config's list: off or vLLM's JSON,
 	// comma-separated outside braces.
@@ -62,7 +63,7 @@ func (q *Query) Candidates(cat *profiles.Catalog) ([]Candidate, error) {
 
 func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	var errs []error
-	s := Space{Base: q.base(), TP: q.TP, KVCacheDtypes: q.KVCacheDtypes, MaxNumSeqs: q.MaxNumSeqs}
+	s := Space{Base: q.base(), TP: q.TP, PP: q.PP, KVCacheDtypes: q.KVCacheDtypes, MaxNumSeqs: q.MaxNumSeqs}
 	for _, name := range q.Models {
 		m, err := cat.Model(strings.TrimSpace(name))
 		if err != nil {
@@ -105,6 +106,7 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 func (q *Query) base() sim.Config {
 	b := q.Shared.Engine
 	b.TensorParallelSize, b.KVCacheDtype, b.MaxNumSeqs, b.Replicas, b.Router = 0, "", 0, 0, ""
+	b.PipelineParallelSize = 0
 	return b
 }
 

@@ -22,7 +22,7 @@ type sizeOptions struct {
 // sizeVaried are the deployment flags size takes as lists (its own), and
 // the route-pool flags it does not take: a sized pool is the one pool.
 var sizeVaried = map[string]bool{
-	"model": true, "gpu": true, "tensor-parallel-size": true, "kv-cache-dtype": true,
+	"model": true, "gpu": true, "tensor-parallel-size": true, "pipeline-parallel-size": true, "kv-cache-dtype": true,
 	"speculative-config": true, "max-num-seqs": true, "replicas": true, "router": true,
 	"route": true, "route-model": true, "route-gpu": true, "route-tensor-parallel-size": true, "route-replicas": true,
 }
@@ -33,10 +33,10 @@ func newSizeCmd() *cobra.Command {
 		Use:   "size",
 		Short: "Find the cheapest vLLM deployment that serves the traffic within the SLOs",
 		Long: `size simulates every combination of the candidate lists (models × GPUs × TP
-× KV cache dtype × speculative configs × max_num_seqs) on the traffic and finds
+× PP × KV cache dtype × speculative configs × max_num_seqs) on the traffic and finds
 for each the fewest replicas that meet every SLO and the preemption limit, and
 the maximum rate one replica sustains. It ranks the passing deployments by cost
-per hour (GPUs × price) and shows FP8 KV and speculative variants against their
+per hour (GPUs, TP × PP per replica, × price) and shows FP8 KV and speculative variants against their
 baselines. Exit status 1 when no candidate passes.`,
 		Example: `  thinkcap size --slo ttft_p99=2s,tpot_p99=60ms --gpus h100-sxm,h200 --tp 1,2 --kv-cache-dtype auto,fp8
   thinkcap size --workload requests.jsonl --rate 4 --model qwen3-14b,qwen3-32b --slo ttfa_p99=30s,e2e_p99=120s \
@@ -58,6 +58,7 @@ baselines. Exit status 1 when no candidate passes.`,
 	fs.StringSliceVar(&o.q.Models, "model", []string{"qwen3-8b"}, "model profiles or Hugging Face ids to try (a list)")
 	fs.StringSliceVar(&o.q.GPUs, "gpus", []string{"h100-sxm"}, "GPU profiles to try, e.g. h100-sxm,h200,b200")
 	fs.IntSliceVar(&o.q.TP, "tp", []int{1}, "tensor-parallel sizes to try, e.g. 1,2,4,8")
+	fs.IntSliceVar(&o.q.PP, "pp", []int{1}, "pipeline-parallel sizes to try, e.g. 1,2 (a replica takes TP × PP GPUs)")
 	fs.StringSliceVar(&o.q.KVCacheDtypes, "kv-cache-dtype", []string{"auto"}, "KV cache dtypes to try, e.g. auto,fp8")
 	fs.StringVar(&o.q.Speculative, "speculative-config", "off", `speculative configs to try: off or vLLM's JSON, comma-separated, e.g. 'off,{"method":"eagle3","model":"RedHatAI/Qwen3-14B-speculator.eagle3","num_speculative_tokens":3}'`)
 	fs.IntSliceVar(&o.q.MaxNumSeqs, "max-num-seqs", nil, "max_num_seqs values to try (default: vLLM's for each GPU)")

@@ -1,4 +1,4 @@
-// Package vllmargs spells out vLLM's multi-letter short flags (-tp, -sc),
+// Package vllmargs spells out vLLM's multi-letter short flags (-tp, -pp, -sc),
 // which pflag cannot declare, so that a thinkcap command line reads as a
 // `vllm serve` one.
 package vllmargs
@@ -7,7 +7,9 @@ import "strings"
 
 // long maps vLLM's multi-letter short flags to their long names
 // (vllm/engine/arg_utils.py adds them beside the long names).
-var long = map[string]string{"-tp": "--tensor-parallel-size", "-sc": "--speculative-config"}
+var long = map[string]string{
+	"-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-sc": "--speculative-config",
+}
 
 // Expand returns args with each multi-letter short flag (alone or as
 // -tp=2) spelled out; arguments after "--" are left as they are.
