@@ -70,6 +70,13 @@ type Config struct {
 	MaxNumBatchedTokens int    `json:"max_num_batched_tokens"`
 	MaxModelLen         int    `json:"max_model_len,omitempty"`
 	Speculative         string `json:"speculative,omitempty"`
+
+	// PipelineParallelSize is the stages per replica (0: not recorded, as
+	// in summaries from before it was; read as 1).
+	PipelineParallelSize int `json:"pipeline_parallel_size,omitempty"`
+	// VLLMVersion is the vLLM release the capacity was computed for (a
+	// simulation's --vllm-version), so that verify compares like with like.
+	VLLMVersion string `json:"vllm_version,omitempty"`
 }
 
 // Capacity is the KV-cache capacity of one replica, as vLLM logs it.

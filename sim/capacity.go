@@ -30,9 +30,15 @@ type Capacity struct {
 	AvailableKVBytes       int64 // "Available KV cache memory"
 	WeightBytesPerGPU      int64 // model (and drafter) weights
 	ActivationBytes        int64 // peak of the profile run
-	CUDAGraphBytes         int64 // vLLM's CUDA-graph estimate (since v0.21)
+	CUDAGraphBytes         int64 // vLLM's CUDA-graph estimate
 	NonTorchBytes          int64 // NCCL, cuBLAS, CUDA modules
 	RequestedBytes         int64 // ceil(total × gpu_memory_utilization)
+
+	// CUDAGraphSubtracted: the release takes CUDAGraphBytes off the KV
+	// budget (since v0.21); before, the graphs are captured after the KV
+	// cache is sized and only their size is logged.
+	CUDAGraphSubtracted bool
+	VLLMVersion         string // the release whose memory model applied
 }
 
 // kvGeometry is a deployment's KV layers and their bytes per token on one GPU.
@@ -126,10 +132,10 @@ func newKVPool(c *Config, g kvGeometry) (kvPoolShape, error) {
 	}
 	// Async scheduling (on by default, off for ngram/suffix drafting, vllm/config/
 	// vllm.py) keeps two batches in flight (vllm-facts §2.5 SlidingWindowSpec).
-	p.inFlight = c.MaxNumBatchedTokens
-	if s := c.Speculative; s == nil || (s.Method != SpecNgram && s.Method != SpecSuffix) {
-		p.inFlight *= 2
-	}
+	// With PP the engine keeps PP batches in flight instead (pipeline.go).
+	s := c.Speculative
+	async := c.memory().asyncScheduling && (s == nil || (s.Method != SpecNgram && s.Method != SpecSuffix))
+	p.inFlight = c.MaxNumBatchedTokens * c.maxConcurrentBatches(async)
 	full, sliding := g.fullLayers+g.draftLayers, g.slidingLayers
 	size := sliding
 	if full > 0 {
@@ -175,7 +181,7 @@ func (p kvPoolShape) neededBytes(n int) int64 {
 
 // ComputeCapacity computes the KV cache of a resolved Config. The memory
 // left for KV is requested = ceil(total × gpu_memory_utilization) minus the
-// weights, the profile run's activation peak, vLLM's CUDA-graph estimate and
+// weights, the profile run's activation peak, vLLM's CUDA-graph estimate (from v0.21, memory.go) and
 // non-torch memory (weights.go); --kv-cache-memory-bytes replaces all that,
 // and --num-gpu-blocks-override wins over any computed count (it is the
 // number vLLM logs, so it is never second-guessed). The block count is
@@ -202,22 +208,32 @@ func ComputeCapacity(c *Config) (Capacity, error) {
 		CUDAGraphBytes:         int64(cudaGraphBytes(c)),
 		NonTorchBytes:          int64(nonTorchBytes(c)),
 		RequestedBytes:         int64(math.Ceil(total * c.GPUMemoryUtilization)),
+		CUDAGraphSubtracted:    c.memory().subtractCUDAGraphs,
+		VLLMVersion:            c.VLLMVersion,
 	}
 	if c.KVCacheMemoryBytes > 0 {
 		cp.AvailableKVBytes = c.KVCacheMemoryBytes
 	} else {
-		cp.AvailableKVBytes = cp.RequestedBytes - cp.WeightBytesPerGPU - cp.ActivationBytes - cp.CUDAGraphBytes - cp.NonTorchBytes
+		cp.AvailableKVBytes = cp.RequestedBytes - cp.WeightBytesPerGPU - cp.ActivationBytes - cp.NonTorchBytes
+		if cp.CUDAGraphSubtracted {
+			cp.AvailableKVBytes -= cp.CUDAGraphBytes
+		}
+	}
+	if c.pipelineSize() > 1 { // each stage a worker; the poorest stage's pool (pipeline.go)
+		if err := pipelineCapacity(c, p, pool, &cp, total); err != nil {
+			return cp, fmt.Errorf("capacity: %s on %s: %w", c.Model.Name, c.GPU.Name, err)
+		}
 	}
 	if c.NumGPUBlocksOverride > 0 {
 		cp.NumGPUBlocks = c.NumGPUBlocksOverride
-	} else {
+	} else if c.pipelineSize() == 1 {
 		if err := cp.checkMemory(c, pool, total); err != nil {
 			return cp, fmt.Errorf("capacity: %s on %s: %w", c.Model.Name, c.GPU.Name, err)
 		}
 		cp.NumGPUBlocks = int(cp.AvailableKVBytes / pool.blockBytes)
 	}
 	cp.MaxConcurrency = float64(cp.NumGPUBlocks) / float64(cp.BlocksPerMaxLenRequest)
-	cp.KVCacheTokens = int64(cp.MaxConcurrency * float64(c.MaxModelLen))
+	cp.KVCacheTokens = c.memory().kvCacheTokens(cp, c.MaxModelLen)
 	return cp, nil
 }
 

@@ -12,6 +12,7 @@ type Config struct {
 	GPU   profiles.GPU
 
 	TensorParallelSize   int     // --tensor-parallel-size
+	PipelineParallelSize int     // --pipeline-parallel-size, default 1 (pipeline.go)
 	KVCacheDtype         string  // --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...
 	Quantization         string  // --quantization: "", fp8, mxfp4, nvfp4
 	GPUMemoryUtilization float64 // --gpu-memory-utilization, default 0.92
@@ -26,6 +27,13 @@ type Config struct {
 	SchedulingPolicy     string // --scheduling-policy: fcfs (default) or priority
 	// LongPrefillTokenThreshold caps one request's prefill chunk (0: off).
 	LongPrefillTokenThreshold int
+	// VLLMVersion is --vllm-version: the release whose startup memory
+	// profile sizes the KV cache (memory.go; default DefaultVLLMVersion).
+	VLLMVersion string
+	// EntryPoint is how vLLM is started: api_server (`vllm serve`, the
+	// default) or llm (the LLM class, `vllm bench throughput`), whose batch
+	// defaults differ (vllm/engine/arg_utils.py get_batch_defaults).
+	EntryPoint string
 
 	Speculative *SpeculativeConfig // --speculative-config; nil when off
 	// DraftModel is the profile of Speculative.Model for method draft_model.

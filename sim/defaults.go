@@ -74,6 +74,20 @@ func (c *Config) Resolve() error {
 		// QKVParallelLinear shards KV heads, or replicates them when TP exceeds them.
 		bad("--tensor-parallel-size %d neither divides nor is a multiple of the %d KV heads of %s", tp, m.NumKVHeads, m.Name)
 	}
+	c.resolvePipeline(&errs)
+
+	// The release's memory model (memory.go) and entry point.
+	if c.VLLMVersion == "" {
+		c.VLLMVersion = DefaultVLLMVersion
+	}
+	if _, err := ParseVLLMVersion(c.VLLMVersion); err != nil {
+		errs = append(errs, err)
+	}
+	mem := c.memory()
+	if c.EntryPoint == "" {
+		c.EntryPoint = "api_server"
+	}
+	check(CheckFlagChoice("entry-point", c.EntryPoint))
 
 	// Cache (vllm/config/cache.py).
 	if c.KVCacheDtype == "" {
@@ -81,7 +95,7 @@ func (c *Config) Resolve() error {
 	}
 	check(CheckFlagChoice("kv-cache-dtype", c.KVCacheDtype))
 	if c.GPUMemoryUtilization == 0 {
-		c.GPUMemoryUtilization = DefaultGPUMemoryUtilization
+		c.GPUMemoryUtilization = mem.gpuMemoryUtilization
 	}
 	check(CheckFlag("gpu-memory-utilization", c.GPUMemoryUtilization))
 	if c.BlockSize == 0 {
@@ -158,15 +172,23 @@ func (c *Config) Resolve() error {
 // resolveBatchLimits sets --max-num-seqs and --max-num-batched-tokens
 // (vllm/engine/arg_utils.py get_batch_defaults and
 // _set_default_max_num_seqs_and_batched_tokens_args; vllm-facts §1.8): the
-// OPENAI_API_SERVER defaults by device memory, then the clamps vLLM applies
+// OPENAI_API_SERVER (or LLM_CLASS) defaults by device memory, the ≥ 160 GiB
+// row only from the release that added it (memory.go), then the clamps vLLM applies
 // to defaulted values only; then SchedulerConfig.verify_max_model_len.
 func (c *Config) resolveBatchLimits(errs *[]error) {
+	llm := c.EntryPoint == "llm"
 	tokens, seqs := 2048, 256
+	if llm {
+		tokens = 8192
+	}
 	switch name := strings.ToLower(c.GPU.Name + " " + c.GPU.Description); {
-	case c.GPU.MemoryGiB >= 160:
+	case c.GPU.MemoryGiB >= 160 && c.memory().largeGPUBatchDefaults:
 		tokens, seqs = 16384, 1024
 	case c.GPU.MemoryGiB >= 70 && !strings.Contains(name, "a100"):
 		tokens, seqs = 8192, 1024
+		if llm {
+			tokens = 16384
+		}
 	}
 	defaultTokens, defaultSeqs := c.MaxNumBatchedTokens == 0, c.MaxNumSeqs == 0
 	if defaultSeqs {

@@ -48,6 +48,7 @@ func (o *DeploymentOptions) CheckValues() error {
 		v    float64
 	}{
 		{"tensor-parallel-size", float64(c.TensorParallelSize)},
+		{"pipeline-parallel-size", float64(c.PipelineParallelSize)},
 		{"gpu-memory-utilization", c.GPUMemoryUtilization},
 		{"max-num-seqs", float64(c.MaxNumSeqs)},
 		{"max-num-batched-tokens", float64(c.MaxNumBatchedTokens)},
@@ -67,10 +68,15 @@ func (o *DeploymentOptions) CheckValues() error {
 		{"quantization", c.Quantization},
 		{"scheduling-policy", c.SchedulingPolicy},
 		{"router", c.Router},
+		{"entry-point", c.EntryPoint},
 	} {
 		if o.given(ch.flag) {
 			errs = append(errs, CheckFlagChoice(ch.flag, ch.v))
 		}
+	}
+	if o.given("vllm-version") {
+		_, err := ParseVLLMVersion(c.VLLMVersion)
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

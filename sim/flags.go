@@ -23,6 +23,9 @@ type flagBound struct {
 var flagBounds = map[string]flagBound{
 	// vllm/config/parallel.py ParallelConfig: tensor_parallel_size Field(ge=1).
 	"tensor-parallel-size": {min: 1},
+	// vllm/config/parallel.py ParallelConfig.pipeline_parallel_size: the
+	// number of stages (world_size = pp × tp); under 1 there is no stage.
+	"pipeline-parallel-size": {min: 1},
 	// vllm/config/scheduler.py SchedulerConfig: max_num_seqs and
 	// max_num_batched_tokens Field(ge=1). verify_max_model_len also
 	// refuses max_num_batched_tokens < max_model_len with chunked prefill
@@ -56,6 +59,7 @@ var flagChoices = map[string][]string{
 	"quantization":      Quantizations,
 	"scheduling-policy": SchedulingPolicies,
 	"router":            Routers,
+	"entry-point":       EntryPoints,
 }
 
 // CheckFlag reports whether v is a value vLLM accepts for the numeric

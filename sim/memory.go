@@ -83,16 +83,38 @@ type memoryModel struct {
 	// get_batch_defaults, vllm PR #51726, 2026-08-11; the next release is
 	// 0.28); before, they used the ≥ 70 GiB row.
 	largeGPUBatchDefaults bool
+	// asyncScheduling: async scheduling is on by default (vllm PR #27614,
+	// 2025-12-29, first in 0.14), so a sliding window retains two batches
+	// in flight (kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes).
+	asyncScheduling bool
+	// tokensPerGroup: the "GPU KV cache size" line is num_blocks //
+	// len(kv_cache_groups) × block_size (kv_cache_utils.py before vllm
+	// 2026-04-28, taken as before 0.22); later it is max_concurrency ×
+	// max_model_len. The two differ only for hybrid (sliding-window) pools.
+	tokensPerGroup bool
+}
+
+// kvCacheTokens is the "GPU KV cache size" vLLM logs for cp.
+func (m memoryModel) kvCacheTokens(cp Capacity, maxModelLen int) int64 {
+	if m.tokensPerGroup {
+		groups := max(cp.Layout.FullGroups+cp.Layout.SlidingGroups, 1)
+		return int64(cp.NumGPUBlocks/groups) * int64(cp.BlockSize)
+	}
+	return int64(cp.MaxConcurrency * float64(maxModelLen))
 }
 
 // memoryModels are the ranges, oldest first.
 var memoryModels = []memoryModel{
-	{since: VLLMVersion{0, 0, 0}, name: "before 0.21 (CUDA graphs not subtracted)",
-		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9},
-	{since: VLLMVersion{0, 21, 0}, name: "0.21-0.27 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true,
+	{since: VLLMVersion{0, 0, 0}, name: "before 0.14 (CUDA graphs not subtracted, no async scheduling)",
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true},
+	{since: VLLMVersion{0, 14, 0}, name: "0.14-0.20 (CUDA graphs not subtracted)", asyncScheduling: true,
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true},
+	{since: VLLMVersion{0, 21, 0}, name: "0.21 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, tokensPerGroup: true},
+	{since: VLLMVersion{0, 22, 0}, name: "0.22-0.27 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
 		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92},
 	{since: VLLMVersion{0, 28, 0}, name: "0.28+ (CUDA-graph estimate subtracted, 160 GiB batch defaults)", subtractCUDAGraphs: true,
-		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true},
+		asyncScheduling: true, cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true},
 }
 
 // memoryModelFor is the range v falls in.

@@ -14,10 +14,10 @@ func (rep *Report) Summary() analysis.Summary {
 	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
 	c := rep.Config
 	s.Config = analysis.Config{
-		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize,
+		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize, PipelineParallelSize: c.pipelineSize(),
 		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
 		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
-		Speculative: speculativeString(c.Speculative),
+		Speculative: speculativeString(c.Speculative), VLLMVersion: c.VLLMVersion,
 	}
 	s.Capacity = rep.Capacity.Summary()
 	q := rep.ITL

@@ -184,15 +184,21 @@ const (
 	nonTorchBaseBytes = 0.15 * bytesPerGiB
 	// nonTorchTPBytes: NCCL communicators' buffers (and NVLS buffers on
 	// NVSwitch systems) plus vLLM's custom all-reduce IPC buffers when
-	// TP > 1; V0-era logs print 1.07-1.20 GiB non-torch at TP 8-16.
-	nonTorchTPBytes = 1.0 * bytesPerGiB
-	// cudaGraphSharedBytes and cudaGraphBytesPerGraph model vLLM's CUDA-graph
-	// estimate (gpu_model_runner.py profile_cudagraph_memory: the first
-	// graph's pool plus the second graph's marginal cost times the remaining
-	// graphs). Fitted to logged estimates: 2 PIECEWISE + 2 FULL graphs →
-	// 0.30 GiB; 51 + 35 → 1.58 GiB.
-	cudaGraphSharedBytes   = 256 << 20
-	cudaGraphBytesPerGraph = 16 << 20
+	// TP > 1, as memory_profiling's non_torch_increase sees them
+	// (vllm/utils/mem_utils.py; vllm/distributed/device_communicators/
+	// custom_all_reduce.py registers its IPC buffers only over NVLink). On
+	// NVLink parts the logs print about 2.1 GiB non-torch at TP 2-8 (H100);
+	// over PCIe the custom all-reduce is off and V0-era logs print
+	// 1.07-1.20 GiB.
+	nonTorchTPNVLinkBytes = 1.95 * bytesPerGiB
+	nonTorchTPPCIeBytes   = 1.0 * bytesPerGiB
+	// nvlinkGBps: a GPU profile with at least this interconnect is NVLink
+	// (or Infinity Fabric); the PCIe parts list 64 GB/s.
+	nvlinkGBps = 300
+	// cudaGraphSharedBytes is the first graph's pool in vLLM's CUDA-graph
+	// estimate (gpu_model_runner.py profile_cudagraph_memory); the marginal
+	// cost of each further graph is the release's (memory.go).
+	cudaGraphSharedBytes = 256 << 20
 )
 
 // activationPeakBytes is the transient peak of the profile run
@@ -223,14 +229,18 @@ func activationPeakBytes(c *Config, p paramSplit) float64 {
 
 // nonTorchBytes is memory vLLM's profile sees outside PyTorch's allocator.
 func nonTorchBytes(c *Config) float64 {
-	if c.TensorParallelSize > 1 {
-		return nonTorchBaseBytes + nonTorchTPBytes
+	switch {
+	case c.TensorParallelSize <= 1:
+		return nonTorchBaseBytes
+	case c.GPU.InterconnectGBps >= nvlinkGBps:
+		return nonTorchBaseBytes + nonTorchTPNVLinkBytes
 	}
-	return nonTorchBaseBytes
+	return nonTorchBaseBytes + nonTorchTPPCIeBytes
 }
 
 // cudaGraphBytes is vLLM's CUDA-graph memory estimate, subtracted from the
-// KV budget by default since v0.21 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS).
+// KV budget by default since v0.21 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS;
+// memory.go says per release whether it is).
 // With the default FULL_AND_PIECEWISE mode vLLM captures one PIECEWISE graph
 // per capture size up to max_cudagraph_capture_size = min(2 × max_num_seqs ×
 // (1+K), 512, max_num_batched_tokens), and one FULL decode graph per size up
@@ -243,7 +253,7 @@ func cudaGraphBytes(c *Config) float64 {
 	if graphs == 0 {
 		return 0
 	}
-	return cudaGraphSharedBytes + float64(graphs-1)*cudaGraphBytesPerGraph
+	return cudaGraphSharedBytes + float64(graphs-1)*c.memory().cudaGraphBytesPerGraph
 }
 
 func captureSizesUpTo(n int) int {

@@ -254,8 +254,13 @@ func TestProfileOverheads(t *testing.T) {
 		}
 	}
 	// 256 sequences: 51 PIECEWISE + 35 FULL graphs, the log behind the fit (1.58 GiB).
-	c = refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), MaxNumSeqs: 256})
+	// Before 0.21 (logged, not subtracted).
+	c = refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), MaxNumSeqs: 256, VLLMVersion: "0.20.1"})
 	if got := cudaGraphBytes(&c) / bytesPerGiB; math.Abs(got-1.578) > 0.01 {
 		t.Errorf("CUDA graphs for 256 sequences = %.3f GiB; want 1.58", got)
+	}
+	// From 0.21 the estimate is about half: 16 PIECEWISE graphs → 0.36 GiB (a 0.27.1 log).
+	if got := (cudaGraphSharedBytes + 15*memoryModelFor(VLLMVersion{0, 27, 1}).cudaGraphBytesPerGraph) / bytesPerGiB; math.Abs(got-0.36) > 0.01 {
+		t.Errorf("CUDA graphs for 16 graphs = %.3f GiB; want 0.36", got)
 	}
 }

@@ -16,6 +16,7 @@ type deploymentFlags struct {
 	model        string
 	gpu          string
 	tp           int
+	pp           int
 	kvCacheDtype string
 	quantization string
 	gpuMemUtil   float64
@@ -34,6 +35,8 @@ type deploymentFlags struct {
 	replicas     int
 	router       string
 	seed         int64
+	vllmVersion  string
+	entryPoint   string
 	// set is the flag set the flags were registered in: which were given
 	// (a flag given as 0 is checked, not taken for vLLM's default).
 	set *pflag.FlagSet
@@ -44,7 +47,8 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.profilesPath, "profiles", "", "extra GPU/model/traffic profiles: a YAML file or a directory of them")
 	fs.StringVar(&f.model, "model", "qwen3-8b", "model profile name or Hugging Face id (see thinkcap profiles)")
 	fs.StringVar(&f.gpu, "gpu", "h100-sxm", "GPU profile name (see thinkcap profiles)")
-	fs.IntVarP(&f.tp, "tensor-parallel-size", "t", 1, "GPUs per replica (vLLM -tp)")
+	fs.IntVarP(&f.tp, "tensor-parallel-size", "t", 1, "GPUs per pipeline stage (vLLM -tp)")
+	fs.IntVar(&f.pp, "pipeline-parallel-size", 1, "pipeline stages per replica, the layers split over them; GPUs per replica = TP × PP (vLLM -pp)")
 	fs.StringVar(&f.kvCacheDtype, "kv-cache-dtype", "auto", "KV cache dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...")
 	fs.StringVar(&f.quantization, "quantization", "", "weight quantization: fp8, mxfp4, nvfp4 (default: the checkpoint's)")
 	fs.Float64Var(&f.gpuMemUtil, "gpu-memory-utilization", 0.92, "fraction of GPU memory vLLM may use")
@@ -63,19 +67,26 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.replicas, "replicas", 1, "replicas behind the router")
 	fs.StringVar(&f.router, "router", "round-robin", "round-robin, least-requests or least-kv")
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")
+	fs.StringVar(&f.vllmVersion, "vllm-version", sim.DefaultVLLMVersion, "vLLM release whose startup memory profile sizes the KV cache (and its defaults)")
+	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench); their batch defaults differ")
 }
 
 // options are the flags as the simulator's deployment options.
 func (f *deploymentFlags) options() sim.DeploymentOptions {
+	util := f.gpuMemUtil
+	if !changed(f.set)("gpu-memory-utilization") {
+		util = 0 // the --vllm-version's default (0.9 before 0.21)
+	}
 	return sim.DeploymentOptions{
 		Model: f.model, GPU: f.gpu, SpeculativeConfig: f.specConfig, Acceptance: f.acceptance,
 		StepModel: f.stepModel, Given: changed(f.set),
 		Engine: sim.Config{
-			TensorParallelSize: f.tp, KVCacheDtype: f.kvCacheDtype, Quantization: f.quantization,
-			GPUMemoryUtilization: f.gpuMemUtil, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,
+			TensorParallelSize: f.tp, PipelineParallelSize: f.pp, KVCacheDtype: f.kvCacheDtype, Quantization: f.quantization,
+			GPUMemoryUtilization: util, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,
 			MaxModelLen: f.maxModelLen, BlockSize: f.blockSize, DisablePrefixCaching: !f.prefixCache,
 			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
+			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint,
 		},
 	}
 }

@@ -23,6 +23,7 @@ var badFlagValues = map[string][]string{
 	"model":                        {"no-such-model"},
 	"gpu":                          {"no-such-gpu"},
 	"tensor-parallel-size":         {"0", "-1"},
+	"pipeline-parallel-size":       {"0", "-1"},
 	"kv-cache-dtype":               {"int3"},
 	"quantization":                 {"awq"},
 	"gpu-memory-utilization":       {"0", "1.5", "NaN"},
@@ -38,6 +39,8 @@ var badFlagValues = map[string][]string{
 	"long-prefill-token-threshold": {"-1"},
 	"replicas":                     {"0", "-1"},
 	"router":                       {"random"},
+	"vllm-version":                 {"latest"},
+	"entry-point":                  {"grpc"},
 	// Traffic.
 	"traffic":         {"no-such-traffic"},
 	"requests":        {"0", "-1"},
@@ -67,6 +70,7 @@ var badFlagValues = map[string][]string{
 	"timeline-interval": {"0", "-1", "NaN"},
 	// size.
 	"tp":                  {"0"},
+	"pp":                  {"0", "-1"},
 	"gpus":                {"no-such-gpu"},
 	"slo":                 {"ttft_p95=1s"},
 	"max-preemption-rate": {"-1", "NaN"},
