@@ -71,6 +71,10 @@ func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
 // CapacityTable is `thinkcap capacity`'s table: the deployment, then the
 // lines vLLM logs for its KV cache at startup.
 func CapacityTable(cfg *Config, c Capacity) string {
-	return fmt.Sprintf("%s on %d x %s, kv-cache-dtype %s, max-model-len %d\n",
-		cfg.Model.Name, cfg.TensorParallelSize, cfg.GPU.Name, cfg.KVCacheDtype, cfg.MaxModelLen) + c.StartupLog(cfg.MaxModelLen)
+	stages := ""
+	if cfg.pipelineSize() > 1 { // the figures below are the poorest stage's GPU's (pipeline.go)
+		stages = fmt.Sprintf(" (TP %d x PP %d; per GPU of the stage that sets the pool)", cfg.TensorParallelSize, cfg.pipelineSize())
+	}
+	return fmt.Sprintf("%s on %d x %s%s, kv-cache-dtype %s, max-model-len %d\n",
+		cfg.Model.Name, cfg.GPUsPerReplica(), cfg.GPU.Name, stages, cfg.KVCacheDtype, cfg.MaxModelLen) + c.StartupLog(cfg.MaxModelLen)
 }
