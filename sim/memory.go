@@ -92,6 +92,9 @@ type memoryModel struct {
 	// 2026-04-28, taken as before 0.22); later it is max_concurrency ×
 	// max_model_len. The two differ only for hybrid (sliding-window) pools.
 	tokensPerGroup bool
+	// samplerBytesPerLogit is what the sampler warm-up of the profile run
+	// holds per logit (weights.go activationPeakBytes).
+	samplerBytesPerLogit float64
 }
 
 // kvCacheTokens is the "GPU KV cache size" vLLM logs for cp.
@@ -106,15 +109,15 @@ func (m memoryModel) kvCacheTokens(cp Capacity, maxModelLen int) int64 {
 // memoryModels are the ranges, oldest first.
 var memoryModels = []memoryModel{
 	{since: VLLMVersion{0, 0, 0}, name: "before 0.14 (CUDA graphs not subtracted, no async scheduling)",
-		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true},
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true, samplerBytesPerLogit: 24},
 	{since: VLLMVersion{0, 14, 0}, name: "0.14-0.20 (CUDA graphs not subtracted)", asyncScheduling: true,
-		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true},
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true, samplerBytesPerLogit: 24},
 	{since: VLLMVersion{0, 21, 0}, name: "0.21 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
-		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, tokensPerGroup: true},
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, tokensPerGroup: true, samplerBytesPerLogit: 24},
 	{since: VLLMVersion{0, 22, 0}, name: "0.22-0.27 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
-		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92},
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, samplerBytesPerLogit: 24},
 	{since: VLLMVersion{0, 28, 0}, name: "0.28+ (CUDA-graph estimate subtracted, 160 GiB batch defaults)", subtractCUDAGraphs: true,
-		asyncScheduling: true, cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true},
+		asyncScheduling: true, cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true, samplerBytesPerLogit: 24},
 }
 
 // memoryModelFor is the range v falls in.

@@ -170,13 +170,13 @@ func drafterWeightBytesPerGPU(c *Config, p paramSplit) float64 {
 // stay cached through the text pass), which a text-only profile does not
 // have: S1 end to end comes out 4.5 % high.
 const (
-	// samplerBytesPerLogit: the dummy sampler run on max_num_seqs rows of
+	// The sampler's cost: the dummy sampler run on max_num_seqs rows of
 	// vocab-wide logits (gpu_model_runner.py _dummy_sampler_run) holds fp32
 	// logits (4 B), the top-k/top-p sort's fp32 values and int64 indices
 	// (12 B), the softmax probabilities (4 B) and random sampling's
 	// exponential noise (4 B) per logit (vllm/v1/sample/ops/
 	// topk_topp_sampler.py forward_native, apply_top_k_top_p).
-	samplerBytesPerLogit = 24
+	// The bytes per logit are the release's (memory.go).
 	// nonTorchBaseBytes: memory allocated outside PyTorch after vLLM's
 	// baseline snapshot on one GPU (cuBLAS workspaces, kernel modules loaded
 	// on first use); V0-era logs print "non_torch_memory takes" 0.05-0.2 GiB
@@ -186,15 +186,17 @@ const (
 	// NVSwitch systems) plus vLLM's custom all-reduce IPC buffers when
 	// TP > 1, as memory_profiling's non_torch_increase sees them
 	// (vllm/utils/mem_utils.py; vllm/distributed/device_communicators/
-	// custom_all_reduce.py registers its IPC buffers only over NVLink). On
-	// NVLink parts the logs print about 2.1 GiB non-torch at TP 2-8 (H100);
-	// over PCIe the custom all-reduce is off and V0-era logs print
-	// 1.07-1.20 GiB.
-	nonTorchTPNVLinkBytes = 1.95 * bytesPerGiB
-	nonTorchTPPCIeBytes   = 1.0 * bytesPerGiB
-	// nvlinkGBps: a GPU profile with at least this interconnect is NVLink
-	// (or Infinity Fabric); the PCIe parts list 64 GB/s.
-	nvlinkGBps = 300
+	// custom_all_reduce.py registers its IPC buffers only over NVLink).
+	// With NVLink SHARP (NVLS, NVSwitch parts of 900 GB/s and up: H100,
+	// H200, B200) NCCL's NVLS buffers make it about 2.1 GiB at TP 2-8
+	// (issue 15's H100 logs); A100 NVLink 0.27 GiB (corpus:
+	// requested − weights − available KV at two utilisations, less the
+	// TP 1 rows' activation peak); over PCIe 0.21 GiB (corpus I-21, L40S
+	// TP 8, logged "0.21 GiB for non-torch memory").
+	nonTorchTPNVLSBytes   = 1.95 * bytesPerGiB
+	nonTorchTPNVLinkBytes = 0.12 * bytesPerGiB
+	nonTorchTPPCIeBytes   = 0.06 * bytesPerGiB
+	nvlinkGBps, nvlsGBps  = 300, 900
 	// cudaGraphSharedBytes is the first graph's pool in vLLM's CUDA-graph
 	// estimate (gpu_model_runner.py profile_cudagraph_memory); the marginal
 	// cost of each further graph is the release's (memory.go).
@@ -223,7 +225,7 @@ func activationPeakBytes(c *Config, p paramSplit) float64 {
 	tokens := float64(c.MaxNumBatchedTokens)
 	forward := tokens * 2 * (2*h + width)
 	rows := min(c.MaxNumSeqs*(1+specTokens(c)), c.MaxNumBatchedTokens)
-	sampler := float64(rows)*float64(m.VocabSize)*samplerBytesPerLogit + tokens*h*2
+	sampler := float64(rows)*float64(m.VocabSize)*c.memory().samplerBytesPerLogit + tokens*h*2
 	return max(forward, sampler)
 }
 
@@ -232,6 +234,8 @@ func nonTorchBytes(c *Config) float64 {
 	switch {
 	case c.TensorParallelSize <= 1:
 		return nonTorchBaseBytes
+	case c.GPU.InterconnectGBps >= nvlsGBps:
+		return nonTorchBaseBytes + nonTorchTPNVLSBytes
 	case c.GPU.InterconnectGBps >= nvlinkGBps:
 		return nonTorchBaseBytes + nonTorchTPNVLinkBytes
 	}
