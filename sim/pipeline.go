@@ -162,24 +162,33 @@ func (s *StepModel) setPipeline(c *Config) {
 // batches in flight (vllm/v1/engine/core.py step_with_batch_queue, with
 // max_concurrent_batches = PP from vllm/v1/executor/abstract.py), each
 // scheduled from requests not already in flight; thinkcap keeps its one
-// batch per step and splits it into m = min(PP, requests) equal
-// micro-batches. A micro-batch passes every stage in turn (a stage holds
-// 1/PP of the layers, so the stages' times sum to one pass of the whole
-// model on the micro-batch) with PP − 1 activation transfers; the m
-// micro-batches overlap in the pipeline, so the step lasts one micro-batch's
-// trip: at one request that is the sum of the stages (the bubbles: every
-// stage but one idles), and with m = PP each stage is busy all the time
-// and the replica delivers one micro-batch per stage time. The CPU's
-// per-step overhead is charged once per step (scheduling the micro-batches
-// overlaps the GPUs' work). Simplified: all micro-batches' tokens land at
-// the step's end, the stages are even (the LM head's share on the last
-// stage is spread), and the stages' link is the GPU's interconnect.
+// batch per step and splits it into m = min(PP, requests) micro-batches.
+// A request stays in one micro-batch, so the prefill chunks spread over at
+// most as many micro-batches as there are prefilling requests, and the
+// heaviest micro-batch carries prefill / min(m, prefilling requests) prompt
+// tokens beside its 1/m of the decodes. A micro-batch passes every stage in
+// turn (a stage holds 1/PP of the layers, so the stages' times sum to one
+// pass of the whole model on it) with PP − 1 activation transfers; the m
+// micro-batches overlap in the pipeline, so the step lasts the heaviest
+// micro-batch's trip: at one request that is the sum of the stages (the
+// bubbles: every stage but one idles), and with m = PP even micro-batches
+// each stage is busy all the time and the replica delivers one micro-batch
+// per stage time. The CPU's per-step overhead is charged once per step
+// (scheduling the micro-batches overlaps the GPUs' work). Simplified: all
+// micro-batches' tokens land at the step's end, the stages are even (the
+// LM head's share on the last stage is spread), the context is split
+// evenly, and the stages' link is the GPU's interconnect.
 func (s *StepModel) pipelineStepNs(l stepLoad) float64 {
 	m := max(min(s.pp, math.Floor(l.reqs)), 1)
+	prefillReqs := max(l.reqs-l.decodeReqs, 0)
+	pm := max(min(m, prefillReqs), 1) // micro-batches the prefill chunks spread over
 	mb := stepLoad{
-		tokens: l.tokens / m, reqs: l.reqs / m, ctx: l.ctx / m, decode: l.decode / m,
-		decodeReqs: l.decodeReqs / m, prefill: l.prefill / m, pairs: l.pairs / m, logits: l.logits / m,
+		prefill: l.prefill / pm, pairs: l.pairs / pm,
+		decode: l.decode / m, decodeReqs: l.decodeReqs / m,
+		reqs: max(prefillReqs/pm+l.decodeReqs/m, 1), ctx: l.ctx / m,
+		logits: (l.logits-l.decode)/pm + l.decode/m,
 	}
+	mb.tokens = mb.prefill + mb.decode
 	trip := s.passNs(mb) + s.draftNs(mb) + (s.pp-1)*(s.xferFixedNs+s.xferNsPerToken*mb.tokens)
 	return trip + s.fixedNs + s.perReqNs*l.reqs
 }

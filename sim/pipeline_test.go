@@ -169,3 +169,25 @@ func TestPipelineStepTime(t *testing.T) {
 		t.Errorf("batch 256: PP=2 step %.0f ns; want one 128-request micro-batch's trip %.0f", got, wantNs)
 	}
 }
+
+// TestPipelinePrefillStaysWhole: a request stays in one micro-batch, so a
+// lone prompt's prefill beside many decodes is not halved by PP = 2: the
+// step lasts at least that prefill's pass through the whole model, while
+// two prompts of half the length spread over both micro-batches.
+func TestPipelinePrefillStaysWhole(t *testing.T) {
+	gpu := refGPU(t, "h100-sxm")
+	one, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu})
+	two, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
+	const n = 4096
+	alone := one.StepTimeNs(&Batch{NumReqs: 1, PrefillTokens: n, PrefillAttnPairs: n * (n + 1) / 2})
+	mixed := &Batch{NumReqs: 65, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 4096,
+		PrefillTokens: n, PrefillAttnPairs: n * (n + 1) / 2}
+	if got := two.StepTimeNs(mixed); got < alone {
+		t.Errorf("PP=2, one %d-token prompt beside 64 decodes: step %.2f ms; want at least the prompt's own pass %.2f ms", n, got/1e6, alone/1e6)
+	}
+	split := &Batch{NumReqs: 66, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 4096,
+		PrefillTokens: n, PrefillAttnPairs: 2 * (n / 2) * (n/2 + 1) / 2}
+	if two.StepTimeNs(split) >= two.StepTimeNs(mixed) {
+		t.Errorf("PP=2: two prompts of %d tokens take %.2f ms, no less than one of %d (%.2f ms)", n/2, two.StepTimeNs(split)/1e6, n, two.StepTimeNs(mixed)/1e6)
+	}
+}
