@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadStepCoefficients -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSpeculativeConfig -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseAcceptance -fuzztime $(FUZZTIME)
+	$(GO) test ./sim -run '^$$' -fuzz FuzzParseVLLMVersion -fuzztime $(FUZZTIME)
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzSSE -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzChunk -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./loadgen -run '^$$' -fuzz FuzzParseMetrics -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
