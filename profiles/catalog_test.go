@@ -26,8 +26,8 @@ func TestEmbeddedNames(t *testing.T) {
 		"deepseek-r1", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-llama-8b",
 		"deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-14b", "deepseek-r1-distill-qwen-32b",
 		"deepseek-r1-distill-qwen-7b", "gpt-oss-120b", "gpt-oss-20b", "llama-3.1-70b", "llama-3.1-8b",
-		"magistral-small", "qwen2-7b", "qwen3-0.6b", "qwen3-1.7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b",
-		"qwen3-32b", "qwen3-4b", "qwen3-8b",
+		"magistral-small", "qwen2-7b", "qwen2.5-3b", "qwen3-0.6b", "qwen3-1.7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b",
+		"qwen3-32b", "qwen3-4b", "qwen3-8b", "qwen3-coder-30b-a3b",
 	}
 	if got := c.ModelNames(); !slices.Equal(got, wantModels) {
 		t.Errorf("ModelNames = %v, want %v", got, wantModels)

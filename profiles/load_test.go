@@ -183,7 +183,7 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Path != p {
 				t.Errorf("error %v is not a *FileError for %s", err, p)
 			}
-			if len(c.GPUs) != 8 || len(c.Models) != 21 {
+			if len(c.GPUs) != 8 || len(c.Models) != 23 {
 				t.Error("a failed load changed the catalog")
 			}
 		})

@@ -182,21 +182,22 @@ const (
 	// on first use); V0-era logs print "non_torch_memory takes" 0.05-0.2 GiB
 	// at TP 1.
 	nonTorchBaseBytes = 0.15 * bytesPerGiB
-	// nonTorchTPBytes: NCCL communicators' buffers (and NVLS buffers on
+	// nonTorchPeer*Bytes: NCCL communicators' buffers (and NVLS buffers on
 	// NVSwitch systems) plus vLLM's custom all-reduce IPC buffers when
 	// TP > 1, as memory_profiling's non_torch_increase sees them
 	// (vllm/utils/mem_utils.py; vllm/distributed/device_communicators/
-	// custom_all_reduce.py registers its IPC buffers only over NVLink).
-	// With NVLink SHARP (NVLS, NVSwitch parts of 900 GB/s and up: H100,
-	// H200, B200) NCCL's NVLS buffers make it about 2.1 GiB at TP 2-8
-	// (issue 15's H100 logs); A100 NVLink 0.27 GiB (corpus:
-	// requested − weights − available KV at two utilisations, less the
-	// TP 1 rows' activation peak); over PCIe 0.21 GiB (corpus I-21, L40S
-	// TP 8, logged "0.21 GiB for non-torch memory").
-	nonTorchTPNVLSBytes   = 1.95 * bytesPerGiB
-	nonTorchTPNVLinkBytes = 0.12 * bytesPerGiB
-	nonTorchTPPCIeBytes   = 0.06 * bytesPerGiB
-	nvlinkGBps, nvlsGBps  = 300, 900
+	// custom_all_reduce.py registers its IPC buffers only over NVLink),
+	// per peer GPU of the TP group. With NVLink SHARP (NVSwitch parts of
+	// 900 GB/s and up: H100, H200, B200) 0.6 GiB a peer: corpus R-28 (TP 2,
+	// 0.75 GiB), issue 15's H100 logs (about 2.1 GiB, TP 4) and
+	// (TP 8, 4.4 GiB), each requested − weights − available KV − the
+	// modelled activation peak. A100 NVLink 0.12 GiB a peer (R-03/R-04 at
+	// two utilisations, less the TP 1 rows' activation peak); PCIe 0.01
+	// (I-21, L40S TP 8, logs "0.21 GiB for non-torch memory").
+	nonTorchPeerNVLSBytes   = 0.6 * bytesPerGiB
+	nonTorchPeerNVLinkBytes = 0.12 * bytesPerGiB
+	nonTorchPeerPCIeBytes   = 0.01 * bytesPerGiB
+	nvlinkGBps, nvlsGBps    = 300, 900
 	// cudaGraphSharedBytes is the first graph's pool in vLLM's CUDA-graph
 	// estimate (gpu_model_runner.py profile_cudagraph_memory); the marginal
 	// cost of each further graph is the release's (memory.go).
@@ -231,15 +232,16 @@ func activationPeakBytes(c *Config, p paramSplit) float64 {
 
 // nonTorchBytes is memory vLLM's profile sees outside PyTorch's allocator.
 func nonTorchBytes(c *Config) float64 {
+	peers := float64(c.TensorParallelSize - 1)
 	switch {
 	case c.TensorParallelSize <= 1:
 		return nonTorchBaseBytes
 	case c.GPU.InterconnectGBps >= nvlsGBps:
-		return nonTorchBaseBytes + nonTorchTPNVLSBytes
+		return nonTorchBaseBytes + peers*nonTorchPeerNVLSBytes
 	case c.GPU.InterconnectGBps >= nvlinkGBps:
-		return nonTorchBaseBytes + nonTorchTPNVLinkBytes
+		return nonTorchBaseBytes + peers*nonTorchPeerNVLinkBytes
 	}
-	return nonTorchBaseBytes + nonTorchTPPCIeBytes
+	return nonTorchBaseBytes + peers*nonTorchPeerPCIeBytes
 }
 
 // cudaGraphBytes is vLLM's CUDA-graph memory estimate, subtracted from the
