@@ -8,8 +8,10 @@ import (
 // dtypeBytes is the storage cost of one weight, in bytes, for each weight
 // dtype a model profile may name. Block-scaled 4-bit formats include their
 // scales: mxfp4 stores one 8-bit scale per 32 values (4.25 bits), nvfp4 one
-// 8-bit scale per 16 values (4.5 bits). int4/int8 ignore their (small,
-// checkpoint-specific) group scales.
+// 8-bit scale per 16 values (4.5 bits); awq is AutoAWQ's 4-bit weights with
+// an fp16 scale and a 4-bit zero point per group of 128 (4 + 20/128 bits,
+// vllm/model_executor/layers/quantization/awq.py). int4/int8 ignore their
+// (small, checkpoint-specific) group scales.
 var dtypeBytes = map[string]float64{
 	"fp32":  4,
 	"bf16":  2,
@@ -19,6 +21,7 @@ var dtypeBytes = map[string]float64{
 	"int4":  0.5,
 	"mxfp4": 4.25 / 8,
 	"nvfp4": 4.5 / 8,
+	"awq":   (4 + 20.0/128) / 8,
 }
 
 // DtypeBytes returns the bytes one weight of dtype takes in memory, and

@@ -61,7 +61,7 @@ func TestModelValidate(t *testing.T) {
 			[]string{"sliding_window_layers (5) must be <= layers (4)"}},
 		{"sliding layers without window", func(m *Model) { m.SlidingWindowLayers = 2 },
 			[]string{"sliding_window and sliding_window_layers must be set together"}},
-		{"unknown dtype", func(m *Model) { m.WeightDtype = "fp6" }, []string{`weight_dtype "fp6" is not one of bf16, `}},
+		{"unknown dtype", func(m *Model) { m.WeightDtype = "fp6" }, []string{`weight_dtype "fp6" is not one of awq, bf16, `}},
 		{"missing dtype", func(m *Model) { m.WeightDtype = "" }, []string{`weight_dtype "" is not one of`}},
 		{"bad name", func(m *Model) { m.Name = "a, b" }, []string{"name must not contain spaces, commas"}},
 		{"nan params", func(m *Model) { m.TotalParamsB = math.NaN() }, []string{"total_params_b must be > 0"}},

@@ -82,7 +82,7 @@ func corpusQuantization(q string) (string, bool) {
 	switch q {
 	case "", "none", "None":
 		return "", true
-	case "fp8", "mxfp4", "nvfp4":
+	case "fp8", "mxfp4", "nvfp4", "awq":
 		return q, true
 	}
 	return "", false
@@ -174,6 +174,13 @@ var corpusExceptions = map[string]string{
 	// The same model and flags as R-04 on the 40 GB part leave 1.54 GiB
 	// for activations and non-torch memory, against 0.67 GiB on the 80 GB
 	// part: something else held memory on that GPU.
+	// The author ran two single-GPU replicas of one deployment and saw
+	// 9.10 GiB (I-14) or 10.33 GiB (I-17) of KV memory depending on start
+	// order: the pair is the spread of one configuration; I-14 is within 1 %.
+	"I-17": "same deployment as I-14 with 1.23 GiB more KV memory: start-order spread the author reports",
+	// TP 2 over PCIe on L4 (AWQ, 0.28): 0.7 GiB more KV memory per GPU than
+	// modelled; the same source's TP 1 pair spans 1.23 GiB.
+	"I-15": "TP 2 over PCIe on L4: 0.7 GiB more KV memory than modelled; the source's TP 1 pair spans 1.23 GiB",
 	"R-05": "1.54 GiB beyond weights and KV against 0.67 on the same deployment's 80 GB rows: unexplained (other processes?)",
 }
 

@@ -26,7 +26,7 @@ const (
 var KVCacheDtypes = []string{"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
 
 // Quantizations are the --quantization values thinkcap models ("" = none).
-var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4"}
+var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4", "awq"}
 
 // SchedulingPolicies are vLLM's --scheduling-policy values.
 var SchedulingPolicies = []string{"fcfs", "priority"}
@@ -229,6 +229,8 @@ func checkpointQuantization(m *profiles.Model) string {
 		return "mxfp4"
 	case m.WeightDtype == "nvfp4":
 		return "nvfp4"
+	case m.WeightDtype == "awq":
+		return "awq"
 	}
 	return ""
 }
