@@ -201,6 +201,13 @@ func TestCapacityCorpus(t *testing.T) {
 		t.Skip("no corpus rows in testdata/capacity")
 	}
 	cat := refCatalog(t)
+	// --vllm-version's default is the newest release the corpus covers.
+	def, _ := ParseVLLMVersion(DefaultVLLMVersion)
+	for _, r := range rows {
+		if v, err := ParseVLLMVersion(r.VLLMVersion); err == nil && def.Before(v) {
+			t.Errorf("%s logs vLLM %s, newer than DefaultVLLMVersion %s: raise the default", r.ID, r.VLLMVersion, DefaultVLLMVersion)
+		}
+	}
 	var errs, kept []float64 // |error| of every predicted row, and of the rows not excepted
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-6s %-18s %-9s %3s %-8s %12s %12s %8s %12s %8s  %s\n",

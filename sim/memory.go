@@ -13,7 +13,7 @@ import (
 
 // DefaultVLLMVersion is the vLLM release thinkcap models when --vllm-version
 // is not given: the newest the capacity corpus (testdata/capacity) covers.
-const DefaultVLLMVersion = "0.28.0"
+const DefaultVLLMVersion = "0.31.0"
 
 // VLLMVersion is a vLLM release, major.minor.patch; pre-release and dev
 // suffixes ("0.14.0rc2.dev160") are ignored.

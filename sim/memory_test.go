@@ -58,6 +58,7 @@ func TestMemoryModelRanges(t *testing.T) {
 		{"0.22.0", true, 0.92, true, false, false},
 		{"0.27.1", true, 0.92, true, false, false},
 		{"0.28.0", true, 0.92, true, false, true},
+		{DefaultVLLMVersion, true, 0.92, true, false, true},
 		{"1.2.0", true, 0.92, true, false, true},
 	} {
 		v, err := ParseVLLMVersion(tc.version)

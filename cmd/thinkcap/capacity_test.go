@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 // TestCapacityExplain: --explain on the README's example prints every
@@ -16,7 +18,7 @@ func TestCapacityExplain(t *testing.T) {
 	}
 	for _, line := range []string{"Available KV cache memory:", "GPU KV cache size:", "total GPU memory", "× gpu_memory_utilization 0.92",
 		"− weights", "− activation peak", "− non-torch memory", "− CUDA graphs (estimate)", "= available KV cache memory",
-		"KV blocks", "maximum concurrency", "vLLM 0.28.0"} {
+		"KV blocks", "maximum concurrency", "vLLM " + sim.DefaultVLLMVersion} {
 		if !strings.Contains(out, line) {
 			t.Errorf("--explain lacks %q:\n%s", line, out)
 		}
@@ -39,7 +41,7 @@ func TestCapacityExplain(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &b); err != nil {
 		t.Fatal(err)
 	}
-	if b.VLLMVersion != "0.28.0" || !b.CUDAGraphSubtracted || b.KVCacheTokens == 0 ||
+	if b.VLLMVersion != sim.DefaultVLLMVersion || !b.CUDAGraphSubtracted || b.KVCacheTokens == 0 ||
 		b.RequestedBytes-b.WeightBytes-b.ActivationPeakBytes-b.NonTorchBytes-b.CUDAGraphBytes != b.AvailableKVBytes {
 		t.Errorf("budget %+v does not add up", b)
 	}
