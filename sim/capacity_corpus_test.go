@@ -88,6 +88,22 @@ func corpusQuantization(q string) (string, bool) {
 	return "", false
 }
 
+// corpusUnmodelled says why a row's model has no profile: an architecture
+// thinkcap does not model, or one it does that has no profile yet.
+func corpusUnmodelled(model string) string {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "-vl-") || strings.Contains(m, "llava") || strings.Contains(m, "omni"):
+		return "vision/audio encoder and its profile run not modelled (" + model + ")"
+	case strings.Contains(m, "qwen3-next") || strings.Contains(m, "qwen3.6") || strings.Contains(m, "qwen3.8") ||
+		strings.Contains(m, "qwen36") || strings.Contains(m, "granite-4.0-h"):
+		return "hybrid linear-attention / Mamba layers not modelled (" + model + ")"
+	case strings.Contains(m, "gemma") || strings.Contains(m, "laguna") || strings.Contains(m, "exaone") || strings.Contains(m, "granite"):
+		return "no profile for this architecture yet (" + model + ")"
+	}
+	return "no model profile for " + model
+}
+
 // corpusModelAliases are checkpoints whose config.json has the fields
 // thinkcap reads equal to a profile's (the FP8 checkpoint's quantization
 // comes from the row's --quantization).
@@ -112,7 +128,7 @@ func corpusConfig(cat *profiles.Catalog, r corpusRow) (cfg Config, skip string) 
 	}
 	m, err := cat.Model(name)
 	if err != nil {
-		return cfg, "no model profile for " + r.ModelHF
+		return cfg, corpusUnmodelled(r.ModelHF)
 	}
 	var g profiles.GPU
 	switch {
@@ -134,10 +150,10 @@ func corpusConfig(cat *profiles.Catalog, r corpusRow) (cfg Config, skip string) 
 	if r.Speculative != "" {
 		return cfg, "speculative decoding in the log"
 	}
-	if r.PP > 1 || r.DP > 1 {
-		return cfg, "pipeline or data parallel"
+	if r.DP > 1 {
+		return cfg, "data parallel"
 	}
-	cfg = Config{Model: m, GPU: g, TensorParallelSize: max(r.TP, 1), VLLMVersion: r.VLLMVersion,
+	cfg = Config{Model: m, GPU: g, TensorParallelSize: max(r.TP, 1), PipelineParallelSize: max(r.PP, 1), VLLMVersion: r.VLLMVersion,
 		GPUMemoryUtilization: r.GPUMemoryUtilization, MaxModelLen: r.MaxModelLen, MaxNumSeqs: r.MaxNumSeqs,
 		MaxNumBatchedTokens: r.MaxNumBatchedTokens, KVCacheDtype: r.KVCacheDtype, Quantization: q, BlockSize: r.BlockSize}
 	if cfg.KVCacheDtype == "auto" {
@@ -181,6 +197,10 @@ var corpusExceptions = map[string]string{
 	// TP 2 over PCIe on L4 (AWQ, 0.28): 0.7 GiB more KV memory per GPU than
 	// modelled; the same source's TP 1 pair spans 1.23 GiB.
 	"I-15": "TP 2 over PCIe on L4: 0.7 GiB more KV memory than modelled; the source's TP 1 pair spans 1.23 GiB",
+	// PP 4 of Qwen3-235B-A22B FP8 over PCIe (RTX PRO 6000, no profile: its
+	// logged total): the author's table gives one stage's figures without
+	// saying which, and the stages' memory used differs by 3.6 GiB.
+	"I-28": "PP 4 from an author's table: which stage's figures are given is not said; stage memory differs by 3.6 GiB",
 	"R-05": "1.54 GiB beyond weights and KV against 0.67 on the same deployment's 80 GB rows: unexplained (other processes?)",
 }
 
@@ -288,6 +308,7 @@ var corpusKVExceptions = map[string]string{
 	// engine logs is 0.26 % larger than 10.65 GiB gives (expert parallel,
 	// TP 8): not explained yet.
 	"I-21": "another worker's available memory (EP, TP 8): +0.26 %",
+	"I-28": "PP 4: the author's one per-GPU KV figure is an unnamed stage's; the pool is the poorest stage's",
 }
 
 // corpusTokens is the KV cache tokens cfg gets from avail GiB of KV memory.
