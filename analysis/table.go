@@ -68,6 +68,9 @@ func writeDeployment(w io.Writer, s *Summary) error {
 		{"replicas", positive(int64(c.Replicas))},
 		{"kv cache dtype", orNone(c.KVCacheDtype)},
 	}
+	if c.PipelineParallelSize > 1 {
+		deployment = append(deployment[:3], append([]pair{{"pipeline parallel", formatInt(int64(c.PipelineParallelSize))}}, deployment[3:]...)...)
+	}
 	if c.MaxModelLen > 0 {
 		deployment = append(deployment, pair{"max_model_len", formatInt(int64(c.MaxModelLen))})
 	}

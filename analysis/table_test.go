@@ -171,3 +171,17 @@ func TestWriteTableWriteError(t *testing.T) {
 		}
 	}
 }
+
+// A pipeline-parallel deployment names its stages; PP 1 keeps the table as it was.
+func TestWriteTablePipelineRow(t *testing.T) {
+	for _, pp := range []int{0, 1, 2} {
+		s := Summary{Kind: "simulation", Config: Config{Model: "m", GPU: "g", TensorParallelSize: 2, PipelineParallelSize: pp, Replicas: 1}}
+		var b strings.Builder
+		if err := WriteTable(&b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "pipeline parallel"); got != (pp > 1) {
+			t.Errorf("PP %d: pipeline row shown %v:\n%s", pp, got, b.String())
+		}
+	}
+}

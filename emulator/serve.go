@@ -219,7 +219,11 @@ func Serve(ctx context.Context, o ServeOptions) error {
 // it simulates (clients and tests wait for its http://).
 func writeReady(w io.Writer, addr net.Addr, emu *Server) {
 	c, capacity := emu.SimConfig(), emu.Capacity()
-	fmt.Fprintf(w, "thinkcap serve: http://%s model %s (%s on %d× %s, %d replica(s)): %d KV blocks of %d tokens = %d tokens per replica, max concurrency %.2fx at max_model_len %d; time scale %g\n",
-		addr, strings.Join(emu.ServedModelNames(), ", "), c.Model.Name, c.TensorParallelSize, c.GPU.Name, c.Replicas,
+	gpus := fmt.Sprintf("%d× %s", c.TensorParallelSize*max(c.PipelineParallelSize, 1), c.GPU.Name)
+	if c.PipelineParallelSize > 1 {
+		gpus += fmt.Sprintf(" (PP %d)", c.PipelineParallelSize)
+	}
+	fmt.Fprintf(w, "thinkcap serve: http://%s model %s (%s on %s, %d replica(s)): %d KV blocks of %d tokens = %d tokens per replica, max concurrency %.2fx at max_model_len %d; time scale %g\n",
+		addr, strings.Join(emu.ServedModelNames(), ", "), c.Model.Name, gpus, c.Replicas,
 		capacity.NumGPUBlocks, capacity.BlockSize, capacity.KVCacheTokens, capacity.MaxConcurrency, c.MaxModelLen, emu.TimeScale())
 }

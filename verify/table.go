@@ -41,8 +41,8 @@ func WriteTable(w io.Writer, out *Outcome) error {
 	if out.TimeScale != 1 {
 		fmt.Fprintf(w, "emulator time scale %g: the measured times are multiplied by it (server time)\n", out.TimeScale)
 	}
-	fmt.Fprintf(w, "prediction: %s on %d× %s, %d replica(s), kv cache dtype %s, %d KV blocks of %d tokens, max_num_seqs %d\n",
-		c.Model, c.TensorParallelSize, c.GPU, c.Replicas, c.KVCacheDtype, k.NumGPUBlocks, k.BlockSize, c.MaxNumSeqs)
+	fmt.Fprintf(w, "prediction: %s on %d× %s%s, %d replica(s), kv cache dtype %s, %d KV blocks of %d tokens, max_num_seqs %d\n",
+		c.Model, c.TensorParallelSize*max(c.PipelineParallelSize, 1), c.GPU, stages(c.PipelineParallelSize), c.Replicas, c.KVCacheDtype, k.NumGPUBlocks, k.BlockSize, c.MaxNumSeqs)
 	for _, n := range out.Setup.Notes {
 		fmt.Fprintf(w, "  - %s\n", n)
 	}
@@ -75,4 +75,12 @@ func WriteTable(w io.Writer, out *Outcome) error {
 		fmt.Fprintln(w, "(on a run that ended early: see the note above)")
 	}
 	return nil
+}
+
+// stages names a pipeline's stages when there are several ("" otherwise).
+func stages(pp int) string {
+	if pp > 1 {
+		return fmt.Sprintf(" (PP %d)", pp)
+	}
+	return ""
 }
