@@ -169,7 +169,12 @@ func TestLoadtestPredict(t *testing.T) {
 	url := startEmulatedServer(t, profileStep, 4000, 20)
 	out, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "60", "--rate", "40",
 		"--prompt-tokens", "uniform:100..1500", "--think-tokens", "uniform:50..600", "--answer-tokens", "50",
-		"--scrape-interval", "50ms", "--out", filepath.Join(dir, "run"), "--predict")
+		"--scrape-interval", "50ms", "--out", filepath.Join(dir, "run"), "--predict",
+		// This test is the plumbing of --predict; the peaks of a 60-request,
+		// 1.5 s run rest on a scrape or two and on the wall clock's jitter
+		// at time scale 20 (seen -20% on an idle machine), so they get a
+		// wide bound. Fidelity is TestCalibrateAndVerifyAgainstServe's.
+		"--tolerance", "kv_usage_peak=50%,running_peak=50%")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
