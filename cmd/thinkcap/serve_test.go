@@ -79,21 +79,7 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := loadgen.NewClient(loadgen.ClientConfig{BaseURL: srv.URL, Model: emu.ModelName(), ReasoningParser: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lengths := &loadgen.LengthControl{ForceLength: true}
-	measured := map[string]loadgen.Measurement{}
-	out := loadgen.Run(ctx, client, loadgen.RunConfig{Requests: reqs, Build: lengths.Build,
-		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
-			mu.Lock()
-			measured[res.ID] = *m
-			mu.Unlock()
-		}})
-	if len(out.Results) != len(reqs) {
-		t.Fatalf("%d results", len(out.Results))
-	}
+	measured := measureForced(ctx, t, srv.URL, emu.ModelName(), reqs)
 	mu.Lock()
 	defer mu.Unlock()
 	preempted, worst := 0, 0.0
@@ -457,24 +443,7 @@ func TestServeLoadgenSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := loadgen.NewClient(loadgen.ClientConfig{BaseURL: srv.URL, Model: emu.ModelName(), ReasoningParser: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lengths := &loadgen.LengthControl{ForceLength: true}
-	var mu sync.Mutex
-	measured := map[string]loadgen.Measurement{}
-	out := loadgen.Run(ctx, client, loadgen.RunConfig{Requests: reqs, Build: lengths.Build,
-		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
-			mu.Lock()
-			measured[res.ID] = *m
-			mu.Unlock()
-		}})
-	if len(out.Results) != len(reqs) {
-		t.Fatalf("%d results", len(out.Results))
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	measured := measureForced(ctx, t, srv.URL, emu.ModelName(), reqs)
 	plain, thinking, exact := 0, 0, 0
 	for _, r := range reqs {
 		m := measured[r.ID]
@@ -505,4 +474,30 @@ func TestServeLoadgenSplit(t *testing.T) {
 	if exact < len(reqs)/2 {
 		t.Errorf("only %d of %d requests had a delta per token", exact, len(reqs))
 	}
+}
+
+// measureForced sends reqs to the server at url as thinkcap loadtest does
+// (length-forced, reasoning parser on) and returns each request's
+// measurement by ID; every request must come back.
+func measureForced(ctx context.Context, t *testing.T, url, model string, reqs []workload.Request) map[string]loadgen.Measurement {
+	t.Helper()
+	client, err := loadgen.NewClient(loadgen.ClientConfig{BaseURL: url, Model: model, ReasoningParser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lengths := &loadgen.LengthControl{ForceLength: true}
+	var mu sync.Mutex
+	measured := map[string]loadgen.Measurement{}
+	out := loadgen.Run(ctx, client, loadgen.RunConfig{Requests: reqs, Build: lengths.Build,
+		OnResult: func(res *workload.Result, m *loadgen.Measurement, _ bool) {
+			mu.Lock()
+			measured[res.ID] = *m
+			mu.Unlock()
+		}})
+	if len(out.Results) != len(reqs) {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return measured
 }
