@@ -11,7 +11,8 @@
 // carries), errors.go (the error bodies and ParseError), metrics.go (the
 // /metrics families, aliases and histogram buckets). decode.go is a
 // zero-allocation reader of stream chunks for the load generator's hot
-// path (jsonscan.go underneath); view.go ties it to the encoding/json
+// path (internal/jsonscan underneath, decode_fields.go its field
+// readers); view.go ties it to the encoding/json
 // types it is tested against. response.go has the non-streaming bodies and
 // /v1/models.
 package vllmapi
