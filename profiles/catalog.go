@@ -76,7 +76,7 @@ func (c *Catalog) GPU(name string) (GPU, error) {
 
 // Model returns the model profile called name, matched case-insensitively
 // against both the short name (qwen3-8b) and the Hugging Face id
-// (Qwen/Qwen3-8B), as users pass to `vllm serve`. It returns an
+// (Qwen/Qwen3-8B) or one of its aliases, as users pass to `vllm serve`. It returns an
 // *UnknownError listing the valid names when nothing matches, and an error
 // naming the candidates when a Hugging Face id matches several profiles.
 func (c *Catalog) Model(name string) (Model, error) {
@@ -85,7 +85,9 @@ func (c *Catalog) Model(name string) (Model, error) {
 	}
 	var matches []string
 	for _, k := range c.ModelNames() {
-		if hf := c.Models[k].HFName; hf != "" && strings.EqualFold(hf, name) {
+		m := c.Models[k]
+		if hf := m.HFName; hf != "" && strings.EqualFold(hf, name) ||
+			slices.ContainsFunc(m.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
 			matches = append(matches, k)
 		}
 	}

@@ -3,11 +3,15 @@ package profiles
 // Model is a transformer's architecture as vLLM's KV-cache sizing and the
 // step-time model need it; values come from the model's config.json.
 type Model struct {
-	Name        string `yaml:"name"`        // thinkcap's short name, e.g. qwen3-8b
-	HFName      string `yaml:"hf_name"`     // Hugging Face id, e.g. Qwen/Qwen3-8B
-	Family      string `yaml:"family"`      // qwen3, deepseek-r1-distill, llama, gpt-oss, magistral, deepseek-v3
-	Description string `yaml:"description"` // one line for `thinkcap profiles`
-	Reasoning   bool   `yaml:"reasoning"`   // emits thinking tokens
+	Name   string `yaml:"name"`    // thinkcap's short name, e.g. qwen3-8b
+	HFName string `yaml:"hf_name"` // Hugging Face id, e.g. Qwen/Qwen3-8B
+	// Aliases are other Hugging Face ids of the same architecture (a later
+	// release with the same config.json geometry, a quantized checkpoint:
+	// its weight format still comes from --quantization).
+	Aliases     []string `yaml:"aliases,omitempty"`
+	Family      string   `yaml:"family"`      // qwen3, deepseek-r1-distill, llama, gpt-oss, magistral, deepseek-v3
+	Description string   `yaml:"description"` // one line for `thinkcap profiles`
+	Reasoning   bool     `yaml:"reasoning"`   // emits thinking tokens
 	// ReasoningParser is vLLM's --reasoning-parser for this model, if any.
 	ReasoningParser string `yaml:"reasoning_parser"`
 

@@ -23,7 +23,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	K := len(coefficients)
 	lower := make([]float64, K)
 	for k, co := range coefficients {
-		if co.inverse {
+		if co.Inverse {
 			lower[k] = 1 // an efficiency is at most 1
 		}
 	}
@@ -94,7 +94,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		for k, co := range coefficients {
 			if free[k] && share[k] < 0.005*total {
 				fitFree[k] = false
-				c.Kept[co.name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
+				c.Kept[co.Name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
 			}
 		}
 		x, err := analysis.LeastSquaresBounded(rows, rhs, p, lower, fitFree)
@@ -118,8 +118,8 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	c.Fitted = nil
 	for k, co := range coefficients {
 		if free[k] {
-			if _, kept := c.Kept[co.name]; !kept {
-				c.Fitted = append(c.Fitted, co.name)
+			if _, kept := c.Kept[co.Name]; !kept {
+				c.Fitted = append(c.Fitted, co.Name)
 			}
 		}
 	}

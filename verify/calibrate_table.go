@@ -21,19 +21,19 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	t := analysis.NewLabeledTable(w, 2, "coefficient", "", "before", "after", "change")
 	b, a := params(c.Before), params(c.After)
 	for k, co := range coefficients {
-		before, after := *co.field(&c.Before), *co.field(&c.After)
+		before, after := *co.Field(&c.Before), *co.Field(&c.After)
 		status := "kept"
 		switch {
-		case fitted[co.name]:
+		case fitted[co.Name]:
 			status = "fitted"
-		case c.Kept[co.name] != "":
-			status = "kept: " + c.Kept[co.name]
+		case c.Kept[co.Name] != "":
+			status = "kept: " + c.Kept[co.Name]
 		}
 		change := "-"
 		if b[k] != 0 && a[k] != b[k] {
 			change = fmt.Sprintf("%+.1f%%", 100*(after-before)/before)
 		}
-		if err := t.Append([]string{co.name, status, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change}); err != nil {
+		if err := t.Append([]string{co.Name, status, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change}); err != nil {
 			return err
 		}
 	}
