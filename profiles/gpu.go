@@ -6,6 +6,11 @@ package profiles
 type GPU struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
+	// Generation is the GPU architecture whose kernels it runs (ampere,
+	// ada, hopper, blackwell, cdna3): the fidelity corpus fits step-time
+	// coefficients per generation, and a GPU without measurements of its
+	// own takes its generation's.
+	Generation string `yaml:"generation"`
 	// MemoryGiB is the device memory visible to vLLM, in GiB (2^30 bytes).
 	MemoryGiB float64 `yaml:"memory_gib"`
 	// MemoryBandwidthGBps is the peak HBM/GDDR bandwidth in GB/s (10^9 bytes/s).
@@ -54,4 +59,16 @@ type StepCoefficients struct {
 	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
 	// all-reduce, in microseconds (two per layer per step).
 	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`
+	// PerLayerOverheadUs is the GPU time each decoder layer adds to a step
+	// beyond its bytes and FLOPs, in microseconds: the floor of its dozen
+	// kernels (norms, rotary embedding, activation quantisation, the
+	// attention kernel's own setup), which a small shard cannot hide.
+	PerLayerOverheadUs float64 `yaml:"per_layer_overhead_us" json:"per_layer_overhead_us"`
+	// APIRequestOverheadMs is the API server's own time per request, in
+	// milliseconds: HTTP, request processing, and streaming the first and
+	// last chunks; the client's TTFT and E2E include it, the engine's do not.
+	APIRequestOverheadMs float64 `yaml:"api_request_overhead_ms" json:"api_request_overhead_ms"`
+	// APIPromptTokenUs is the API server's time per prompt token before the
+	// engine sees the request (tokenisation), in microseconds.
+	APIPromptTokenUs float64 `yaml:"api_prompt_token_us" json:"api_prompt_token_us"`
 }
