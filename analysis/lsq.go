@@ -11,11 +11,50 @@ import (
 // LeastSquaresBounded solves min Σ_i (b_i − a_i·x)² subject to x_k ≥
 // lower_k, for the columns marked free; the others stay at x0. It solves the
 // free columns by QR (gonum), clamps the most violated to its bound and
-// solves again until no bound is violated: an active-set method that never
-// releases a clamped column, which is enough when, as in step-time
-// calibration, a bound is hit only by a coefficient the data cannot see.
-// Rows are rows of a (weights are the caller's: scale a row and its b).
+// solves again until no bound is violated; then it releases the clamped
+// column whose bound holds the objective back most (the gradient pushes it
+// up) and solves again (Lawson and Hanson's active-set method), until no
+// clamped column would move off its bound. Rows are rows of a (weights are
+// the caller's: scale a row and its b).
 func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]float64, error) {
+	clamped := make([]bool, len(x0))
+	for range 4 * len(x0) {
+		x, err := leastSquaresClamped(a, b, x0, lower, free, clamped)
+		if err != nil {
+			return nil, err
+		}
+		// Release the clamped column the objective most wants to raise:
+		// ∂/∂x_k of ½‖b − Ax‖² = −a_kᵀ(b − Ax) < 0.
+		worst, worstBy := -1, -1e-12
+		for k := range x {
+			if !clamped[k] {
+				continue
+			}
+			g := 0.0
+			for i, row := range a {
+				r := b[i]
+				for j := range row {
+					r -= row[j] * x[j]
+				}
+				g -= row[k] * r
+			}
+			if g < worstBy {
+				worst, worstBy = k, g
+			}
+		}
+		if worst < 0 {
+			return x, nil
+		}
+		clamped[worst] = false
+		x0 = x
+	}
+	return leastSquaresClamped(a, b, x0, lower, free, clamped)
+}
+
+// leastSquaresClamped is one pass of LeastSquaresBounded: the columns
+// clamped stay at their bound, the others are solved and clamped when they
+// fall below it (clamped records which).
+func leastSquaresClamped(a [][]float64, b, x0, lower []float64, free, clamped []bool) ([]float64, error) {
 	n := len(x0)
 	if len(lower) != n || len(free) != n {
 		return nil, errors.New("least squares: x0, lower and free differ in length")
@@ -25,6 +64,11 @@ func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]
 	}
 	x := append([]float64(nil), x0...)
 	active := append([]bool(nil), free...)
+	for k := range active {
+		if active[k] && clamped[k] {
+			active[k], x[k] = false, lower[k]
+		}
+	}
 	for {
 		var cols []int
 		for k := range n {
@@ -73,6 +117,6 @@ func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]
 		if worst < 0 {
 			return x, nil
 		}
-		x[worst], active[worst] = lower[worst], false
+		x[worst], active[worst], clamped[worst] = lower[worst], false, true
 	}
 }

@@ -15,6 +15,8 @@ type Catalog struct {
 	GPUs    map[string]GPU
 	Models  map[string]Model
 	Traffic map[string]Traffic
+	// StepFits are the corpus step fits by generation (step-fit.yaml).
+	StepFits map[string]StepFit
 }
 
 // embedded parses the embedded data once per process; Embedded hands out
@@ -40,9 +42,10 @@ func Embedded() (*Catalog, error) {
 // Clone returns a deep copy of c.
 func (c *Catalog) Clone() *Catalog {
 	out := &Catalog{
-		GPUs:    maps.Clone(c.GPUs),
-		Models:  maps.Clone(c.Models),
-		Traffic: make(map[string]Traffic, len(c.Traffic)),
+		GPUs:     maps.Clone(c.GPUs),
+		Models:   maps.Clone(c.Models),
+		StepFits: maps.Clone(c.StepFits),
+		Traffic:  make(map[string]Traffic, len(c.Traffic)),
 	}
 	for k, t := range c.Traffic {
 		out.Traffic[k] = t.clone()

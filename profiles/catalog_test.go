@@ -18,15 +18,17 @@ func embeddedCatalog(t *testing.T) *Catalog {
 
 func TestEmbeddedNames(t *testing.T) {
 	c := embeddedCatalog(t)
-	wantGPUs := []string{"a100-40g", "a100-80g", "b200", "h100-sxm", "h200", "l4", "l40s", "mi300x"}
+	wantGPUs := []string{"a100-40g", "a100-80g", "b200", "b300", "gh200", "gh200-144g", "h100-nvl", "h100-sxm", "h20", "h200", "l4", "l40s", "mi300x"}
 	if got := c.GPUNames(); !slices.Equal(got, wantGPUs) {
 		t.Errorf("GPUNames = %v, want %v", got, wantGPUs)
 	}
 	wantModels := []string{
-		"deepseek-r1", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-llama-8b",
+		"codellama-34b", "deepseek-r1", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-llama-8b",
 		"deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-14b", "deepseek-r1-distill-qwen-32b",
-		"deepseek-r1-distill-qwen-7b", "gpt-oss-120b", "gpt-oss-20b", "llama-3.1-70b", "llama-3.1-8b",
-		"magistral-small", "qwen2-7b", "qwen2.5-3b", "qwen3-0.6b", "qwen3-1.7b", "qwen3-14b", "qwen3-235b-a22b", "qwen3-30b-a3b",
+		"deepseek-r1-distill-qwen-7b", "glm-4.5-air", "glm-4.6", "gpt-oss-120b", "gpt-oss-20b", "kimi-k2.5",
+		"llama-2-70b", "llama-2-7b", "llama-3.1-70b", "llama-3.1-8b", "magistral-small", "minimax-m2.5",
+		"mixtral-8x7b", "qwen2-72b", "qwen2-7b", "qwen2.5-32b", "qwen2.5-3b", "qwen3-0.6b", "qwen3-1.7b",
+		"qwen3-14b", "qwen3-235b-a22b", "qwen3-235b-a22b-instruct-2507", "qwen3-30b-a3b",
 		"qwen3-32b", "qwen3-4b", "qwen3-8b", "qwen3-coder-30b-a3b",
 	}
 	if got := c.ModelNames(); !slices.Equal(got, wantModels) {
@@ -211,7 +213,7 @@ func TestUnknownNameListsValidNames(t *testing.T) {
 		prefix string
 		some   string
 	}{
-		{func() error { _, err := c.Model("qwen9"); return err }, `unknown model "qwen9"; valid models: deepseek-r1, `, "qwen3-8b"},
+		{func() error { _, err := c.Model("qwen9"); return err }, `unknown model "qwen9"; valid models: codellama-34b, deepseek-r1, `, "qwen3-8b"},
 		{func() error { _, err := c.GPU("tpu"); return err }, `unknown gpu "tpu"; valid gpus: a100-40g, a100-80g, `, "mi300x"},
 		{func() error { _, err := c.TrafficProfile("x"); return err }, `unknown traffic profile "x"; valid traffic profiles: effort-modes`, ""},
 	}

@@ -27,6 +27,16 @@ type GPU struct {
 	// Step holds this GPU's default step-time coefficients; a --step-model
 	// file overrides any of them.
 	Step StepCoefficients `yaml:"step"`
+	// StepPrior is the profile's own step block when a corpus fit replaced
+	// it (Catalog's step fits), and StepSource says where Step came from.
+	StepPrior  StepCoefficients `yaml:"-"`
+	StepSource string           `yaml:"-"`
+	// Coverage is what the measurement corpus holds for this GPU (nil:
+	// nothing).
+	Coverage *Coverage `yaml:"-"`
+	// fitGoverned: the step fits set Step (an embedded GPU, or a user's
+	// without a step block of its own).
+	fitGoverned bool
 }
 
 // StepCoefficients are the named, documented knobs of the roofline step-time
@@ -53,6 +63,12 @@ type StepCoefficients struct {
 	// PerRequestOverheadUs is the CPU cost per scheduled request per step, in
 	// microseconds (input preparation, detokenisation, output processing).
 	PerRequestOverheadUs float64 `yaml:"per_request_overhead_us" json:"per_request_overhead_us"`
+	// PerRequestGPUUs is the GPU time per scheduled request per step, in
+	// microseconds: the attention kernels' per-sequence work (page tables,
+	// split-KV partial results and their reduction) and the sampler's per
+	// row, which the bytes and FLOPs of a batch of many short sequences
+	// leave out.
+	PerRequestGPUUs float64 `yaml:"per_request_gpu_us" json:"per_request_gpu_us"`
 	// InterconnectEfficiency is the fraction of the one-way link bandwidth an
 	// all-reduce reaches.
 	InterconnectEfficiency float64 `yaml:"interconnect_efficiency" json:"interconnect_efficiency"`
@@ -64,6 +80,24 @@ type StepCoefficients struct {
 	// kernels (norms, rotary embedding, activation quantisation, the
 	// attention kernel's own setup), which a small shard cannot hide.
 	PerLayerOverheadUs float64 `yaml:"per_layer_overhead_us" json:"per_layer_overhead_us"`
+	// MoELayerOverheadUs is what a layer with routed experts adds to
+	// PerLayerOverheadUs, in microseconds: the router, top-k, the
+	// permutation of tokens to experts and back, and the grouped GEMMs'
+	// own launch.
+	MoELayerOverheadUs float64 `yaml:"moe_layer_overhead_us" json:"moe_layer_overhead_us"`
+	// ExpertBandwidthEfficiency is the fraction of peak memory bandwidth
+	// the MoE grouped GEMMs reach streaming expert weights; 0 means
+	// WeightBandwidthEfficiency's.
+	ExpertBandwidthEfficiency float64 `yaml:"expert_bandwidth_efficiency,omitempty" json:"expert_bandwidth_efficiency,omitempty"`
+	// ExpertComputeEfficiency is the MFU of the MoE grouped GEMMs (few
+	// tokens per expert, weight-only dequantising kernels such as Marlin);
+	// 0 means ComputeEfficiency's.
+	ExpertComputeEfficiency float64 `yaml:"expert_compute_efficiency,omitempty" json:"expert_compute_efficiency,omitempty"`
+	// ActivationIOPerLayer is how many times a layer's element-wise work
+	// (norms, rotary, activation, residual adds, quantisation of
+	// activations) reads or writes each token's hidden state: memory
+	// traffic of ActivationIOPerLayer × hidden × 2 bytes a token a layer.
+	ActivationIOPerLayer float64 `yaml:"activation_io_per_layer" json:"activation_io_per_layer"`
 	// APIRequestOverheadMs is the API server's own time per request, in
 	// milliseconds: HTTP, request processing, and streaming the first and
 	// last chunks; the client's TTFT and E2E include it, the engine's do not.

@@ -23,9 +23,10 @@ var dataFS embed.FS
 // file mix kinds, so a user can keep a cluster's GPU, model and traffic
 // together.
 type document struct {
-	GPUs    []GPU     `yaml:"gpus"`
-	Models  []Model   `yaml:"models"`
-	Traffic []Traffic `yaml:"traffic"`
+	GPUs     []GPU     `yaml:"gpus"`
+	Models   []Model   `yaml:"models"`
+	Traffic  []Traffic `yaml:"traffic"`
+	StepFits []StepFit `yaml:"step_fits"`
 }
 
 // LoadPath adds the profiles in a YAML file, or in every *.yaml and *.yml
@@ -60,7 +61,7 @@ func (c *Catalog) LoadYAML(name string, data []byte) error {
 
 // loadFS loads every *.yaml file under root in fsys (the embedded data).
 func (c *Catalog) loadFS(fsys fs.FS, root string) error {
-	var l loader
+	l := loader{builtin: true}
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !isYAML(p) {
 			return err
@@ -116,6 +117,9 @@ type loader struct {
 	staged  Catalog
 	defined map[string]*FileError // kind + "/" + lower-case name -> where
 	errs    []error
+	// builtin: the embedded profiles, whose GPUs all take the corpus step
+	// fits; a user's GPU takes them only when it has no step block.
+	builtin bool
 }
 
 // load parses one file's bytes into l.staged, collecting every problem.
@@ -168,12 +172,18 @@ func (l *loader) load(path string, data []byte) {
 				put(&l.staged.Traffic, t.Name, *t)
 			}
 		}
-		count += len(doc.GPUs) + len(doc.Models) + len(doc.Traffic)
+		for i := range doc.StepFits {
+			f := &doc.StepFits[i]
+			if l.accept(at("step_fits", i), "step fit", f.Generation, f.problems()) {
+				put(&l.staged.StepFits, f.Generation, *f)
+			}
+		}
+		count += len(doc.GPUs) + len(doc.Models) + len(doc.Traffic) + len(doc.StepFits)
 	}
 	if count == 0 {
 		// Most likely a misplaced file; an empty profile file is never useful.
 		l.errs = append(l.errs, &FileError{Path: path,
-			Err: errors.New("no profiles: expected a top-level gpus:, models: or traffic: list")})
+			Err: errors.New("no profiles: expected a top-level gpus:, models:, traffic: or step_fits: list")})
 	}
 }
 
@@ -204,8 +214,26 @@ func (l *loader) commit(c *Catalog) error {
 	if len(l.errs) > 0 {
 		return errors.Join(l.errs...)
 	}
+	for k, v := range l.staged.StepFits {
+		put(&c.StepFits, k, v)
+	}
 	for k, v := range l.staged.GPUs {
+		v.fitGoverned = l.builtin || v.Step == (StepCoefficients{})
+		if !v.fitGoverned {
+			v.StepSource = "the profile's own step block"
+		}
 		put(&c.GPUs, k, v)
+	}
+	// New fits or new GPUs: every GPU the fits govern takes its
+	// generation's, from its own block.
+	for k, g := range c.GPUs {
+		if g.fitGoverned {
+			if g.StepPrior != (StepCoefficients{}) {
+				g.Step = g.StepPrior
+			}
+			c.applyStepFit(&g)
+			c.GPUs[k] = g
+		}
 	}
 	for k, v := range l.staged.Models {
 		put(&c.Models, k, v)

@@ -74,8 +74,8 @@ func TestLoadPathOverridesEmbeddedGPU(t *testing.T) {
 	if g.PricePerHour != 1.50 {
 		t.Errorf("price = %v, want the user's 1.50", g.PricePerHour)
 	}
-	if len(c.GPUs) != 8 {
-		t.Errorf("%d GPUs after overriding one, want 8", len(c.GPUs))
+	if len(c.GPUs) != 13 {
+		t.Errorf("%d GPUs after overriding one, want 13", len(c.GPUs))
 	}
 	if fresh := embeddedCatalog(t); fresh.GPUs["h100-sxm"].PricePerHour != 2.99 {
 		t.Error("a user file changed the embedded profiles")
@@ -169,6 +169,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "bad.yaml", tt.content)
 			c := embeddedCatalog(t)
+			gpus, models := len(c.GPUs), len(c.Models)
 			err := c.LoadPath(p)
 			if err == nil {
 				t.Fatal("LoadPath succeeded, want an error")
@@ -183,7 +184,7 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Path != p {
 				t.Errorf("error %v is not a *FileError for %s", err, p)
 			}
-			if len(c.GPUs) != 8 || len(c.Models) != 23 {
+			if len(c.GPUs) != gpus || len(c.Models) != models {
 				t.Error("a failed load changed the catalog")
 			}
 		})

@@ -27,8 +27,16 @@ var StepFields = []StepField{
 	{"attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
 	{"step_overhead_ms", func(s *StepCoefficients) *float64 { return &s.StepOverheadMs }},
 	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
+	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},
 	{"interconnect_efficiency", func(s *StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
+	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
+	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
+	{"expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertBandwidthEfficiency }},
+	{"expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertComputeEfficiency }},
+	{"activation_io_per_layer", func(s *StepCoefficients) *float64 { return &s.ActivationIOPerLayer }},
+	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
+	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},
 }
 
 // Merge returns s with every non-zero field of override in place of its own.

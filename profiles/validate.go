@@ -60,8 +60,20 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	fraction("attention_compute_efficiency", s.AttentionComputeEfficiency)
 	p.nonNegative(prefix+"step_overhead_ms", s.StepOverheadMs)
 	p.nonNegative(prefix+"per_request_overhead_us", s.PerRequestOverheadUs)
+	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)
 	fraction("interconnect_efficiency", s.InterconnectEfficiency)
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
+	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
+	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
+	if s.ExpertBandwidthEfficiency != 0 {
+		fraction("expert_bandwidth_efficiency", s.ExpertBandwidthEfficiency)
+	}
+	if s.ExpertComputeEfficiency != 0 {
+		fraction("expert_compute_efficiency", s.ExpertComputeEfficiency)
+	}
+	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
+	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
+	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)
 	return p.errs
 }
 

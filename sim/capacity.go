@@ -130,12 +130,10 @@ func newKVPool(c *Config, g kvGeometry) (kvPoolShape, error) {
 	if g.draftLayers > 0 && g.draftLayerBytes != g.layerBytes {
 		return p, fmt.Errorf("a draft model with another KV page size than %s's sliding-window layers is not modelled", c.Model.Name)
 	}
-	// Async scheduling (on by default, off for ngram/suffix drafting, vllm/config/
-	// vllm.py) keeps two batches in flight (vllm-facts §2.5 SlidingWindowSpec).
+	// Async scheduling keeps two batches in flight (vllm-facts §2.5
+	// SlidingWindowSpec).
 	// With PP the engine keeps PP batches in flight instead (pipeline.go).
-	s := c.Speculative
-	async := c.memory().asyncScheduling && (s == nil || (s.Method != SpecNgram && s.Method != SpecSuffix))
-	p.inFlight = c.MaxNumBatchedTokens * c.maxConcurrentBatches(async)
+	p.inFlight = c.MaxNumBatchedTokens * c.maxConcurrentBatches(c.asyncScheduling())
 	full, sliding := g.fullLayers+g.draftLayers, g.slidingLayers
 	size := sliding
 	if full > 0 {

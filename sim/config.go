@@ -30,6 +30,9 @@ type Config struct {
 	// VLLMVersion is --vllm-version: the release whose startup memory
 	// profile sizes the KV cache (memory.go; default DefaultVLLMVersion).
 	VLLMVersion string
+	// AsyncScheduling is --async-scheduling (true) or --no-async-scheduling
+	// (false); nil takes the release's default (asyncScheduling).
+	AsyncScheduling *bool
 	// EntryPoint is how vLLM is started: api_server (`vllm serve`, the
 	// default) or llm (the LLM class, `vllm bench throughput`), whose batch
 	// defaults differ (vllm/engine/arg_utils.py get_batch_defaults).

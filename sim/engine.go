@@ -30,6 +30,7 @@ type engine struct {
 	stepModel stepTimer
 	sampler   *AcceptanceSampler
 	rngState  uint64 // the replica's own random stream (splitmix64)
+	apiState  uint64 // its API server's, for the front end's time (frontend.go)
 	due       int64  // nextEvent as the cluster's heap last saw it
 	heapAt    int    // index in the cluster's engineHeap
 
@@ -37,6 +38,9 @@ type engine struct {
 	prefixes map[string]*prefixEntry
 	running  []*seq
 	waiting  waitQueue
+	// inTransit counts requests routed here still in the API server
+	// (frontend.go): the router counts them as this replica's.
+	inTransit int
 
 	// The step in flight.
 	now       int64
@@ -64,9 +68,12 @@ type engine struct {
 // uniform is the next number in [0, 1) of the replica's random stream:
 // splitmix64, a few nanoseconds, drawn once per decoding request per step
 // under speculative decoding.
-func (e *engine) uniform() float64 {
-	e.rngState += 0x9e3779b97f4a7c15
-	z := e.rngState
+func (e *engine) uniform() float64 { return splitmix(&e.rngState) }
+
+// splitmix is the next number in [0, 1) of the splitmix64 stream *state.
+func splitmix(state *uint64) float64 {
+	*state += 0x9e3779b97f4a7c15
+	z := *state
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	z ^= z >> 31

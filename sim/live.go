@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"container/heap"
+
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -90,7 +92,7 @@ func (l *Live) Submit(r workload.Request, t int64, sink TokenSink) Handle {
 	}
 	e := l.c.route()
 	s.replica = e.id
-	e.enqueue(s, t)
+	l.c.toEngine(e, s, t)
 	return Handle{s}
 }
 
@@ -107,7 +109,9 @@ func (l *Live) Cancel(h Handle, t int64) {
 	}
 	l.AdvanceTo(t)
 	e := l.c.engines[s.replica]
-	if !e.waiting.remove(s) {
+	if i := l.c.transit.find(s); i >= 0 {
+		heap.Remove(&l.c.transit, i)
+	} else if !e.waiting.remove(s) {
 		for i, x := range e.running {
 			if x == s {
 				e.running = append(e.running[:i], e.running[i+1:]...)
@@ -124,7 +128,7 @@ func (l *Live) Cancel(h Handle, t int64) {
 
 // NextEvent is when the model next needs to run, or never when idle.
 func (l *Live) NextEvent() int64 {
-	t := int64(never)
+	t := l.c.transit.next()
 	for _, e := range l.c.engines {
 		t = min(t, e.nextEvent())
 	}
@@ -139,6 +143,10 @@ func (l *Live) AdvanceTo(t int64) {
 			if n := e.nextEvent(); n < te {
 				te, ei = n, i
 			}
+		}
+		if tt := l.c.transit.next(); tt <= te && tt <= t {
+			l.c.land()
+			continue
 		}
 		if ei < 0 || te > t {
 			break

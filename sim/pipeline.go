@@ -51,6 +51,21 @@ func (c *Config) maxConcurrentBatches(async bool) int {
 	return 1
 }
 
+// asyncScheduling reports whether the engine overlaps scheduling with the
+// GPU's step: --async-scheduling when given, else the release's default
+// (on from 0.14, vllm PR #27614), which vLLM turns off with pipeline
+// parallelism and with ngram or suffix drafting (vllm/config/vllm.py; the
+// 0.14 release notes: "Excludes ... pipeline parallel, ... non-MTP/Eagle
+// spec decoding").
+func (c *Config) asyncScheduling() bool {
+	if c.AsyncScheduling != nil {
+		return *c.AsyncScheduling
+	}
+	s := c.Speculative
+	return c.memory().asyncScheduling && c.pipelineSize() == 1 &&
+		(s == nil || (s.Method != SpecNgram && s.Method != SpecSuffix))
+}
+
 // stageLayers splits n layers over pp stages as vLLM's get_pp_indices does
 // without VLLM_PP_LAYER_PARTITION: n // pp each, and the remainder one each
 // to the stages before the last (the last holds the LM head).
@@ -190,5 +205,5 @@ func (s *StepModel) pipelineStepNs(l stepLoad) float64 {
 	}
 	mb.tokens = mb.prefill + mb.decode
 	trip := s.passNs(mb) + s.draftNs(mb) + (s.pp-1)*(s.xferFixedNs+s.xferNsPerToken*mb.tokens)
-	return trip + s.fixedNs + s.perReqNs*l.reqs
+	return s.overlap(trip, s.fixedNs+s.perReqNs*l.reqs)
 }

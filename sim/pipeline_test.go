@@ -144,7 +144,10 @@ func TestPipelineValidation(t *testing.T) {
 // the GPUs with the same batch.
 func TestPipelineStepTime(t *testing.T) {
 	gpu := refGPU(t, "h100-sxm")
-	one, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu})
+	// PP turns async scheduling off; the PP=1 baseline runs without it too,
+	// so the two differ by the pipeline alone.
+	sync := false
+	one, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, AsyncScheduling: &sync})
 	two, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
 
 	b1 := &Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 4096}

@@ -63,8 +63,9 @@ type cluster struct {
 	next      int     // next of roots to issue
 	closedDue []int64 // closed loop: issue times of roots not yet issued
 	follow    followUps
-	due       engineHeap // engines by their next event, so a step costs O(log replicas)
-	rr        int        // round-robin cursor
+	due       engineHeap  // engines by their next event, so a step costs O(log replicas)
+	transit   transitHeap // requests in the API server, on their way to an engine
+	rr        int         // round-robin cursor
 	done      int
 	end       int64
 	stopped   bool // Options.OnResult asked to stop
@@ -125,6 +126,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		stepModel:     sm,
 		// Each replica has its own stream, derived from the seed and its id.
 		rngState: uint64(cfg.Seed)*0x9e3779b97f4a7c15 ^ (0x7468696e6b636170 + uint64(id)),
+		apiState: uint64(cfg.Seed)*0xbf58476d1ce4e5b9 ^ (0x6170692073657276 + uint64(id)),
 		pool:     newBlockPool(capacity.NumGPUBlocks),
 		prefixes: map[string]*prefixEntry{},
 		itl:      &latencyHistogram{},
@@ -168,18 +170,22 @@ func (c *cluster) run() {
 // are scheduled together.
 func (c *cluster) advance() bool {
 	ta, idx := c.nextArrival()
+	tt := c.transit.next()
 	te := int64(never)
 	if len(c.due) > 0 {
 		te = c.due[0].due
 	}
-	if ta == never && te == never {
+	if ta == never && tt == never && te == never {
 		return false
 	}
-	if ta <= te {
+	switch {
+	case ta <= tt && ta <= te:
 		if e := c.issue(ta, idx); e != nil {
 			c.due.update(e)
 		}
-	} else {
+	case tt <= te:
+		c.due.update(c.land())
+	default:
 		e := c.due[0]
 		e.fire()
 		c.due.update(e)
@@ -243,9 +249,12 @@ func (c *cluster) issue(t int64, i int) *engine {
 	if p := c.follow.parentOf(i); p >= 0 {
 		c.inheritBlocks(s, &c.seqs[p], e)
 	}
-	e.enqueue(s, t)
-	return e
+	return c.toEngine(e, s, t)
 }
+
+// load is the requests a router counts on a replica: running, waiting
+// and still in the API server.
+func (e *engine) load() int { return len(e.running) + e.waiting.len() + e.inTransit }
 
 // route picks a replica (--router).
 func (c *cluster) route() *engine {
@@ -256,7 +265,7 @@ func (c *cluster) route() *engine {
 	case "least-requests":
 		best := c.engines[0]
 		for _, e := range c.engines[1:] {
-			if len(e.running)+e.waiting.len() < len(best.running)+best.waiting.len() {
+			if e.load() < best.load() {
 				best = e
 			}
 		}
@@ -265,7 +274,7 @@ func (c *cluster) route() *engine {
 		best := c.engines[0]
 		for _, e := range c.engines[1:] {
 			if e.pool.used() < best.pool.used() ||
-				e.pool.used() == best.pool.used() && len(e.running)+e.waiting.len() < len(best.running)+best.waiting.len() {
+				e.pool.used() == best.pool.used() && e.load() < best.load() {
 				best = e
 			}
 		}
@@ -376,7 +385,8 @@ func resultOf(r *workload.Request, s *seq) workload.Result {
 	}
 	res.TTFTS = nsToSeconds(s.firstToken - from)
 	res.E2ES = nsToSeconds(s.lastToken - from)
-	res.QueueS = nsToSeconds(s.firstScheduled - s.arrival)
+	res.QueueS = nsToSeconds(s.firstScheduled - s.engineArrival)
+	res.TTFTEngineS = nsToSeconds(s.firstToken - s.engineArrival)
 	if s.firstAnswer >= 0 {
 		res.TTFAS = nsToSeconds(s.firstAnswer - from)
 	}

@@ -32,7 +32,8 @@ type seq struct {
 	ownStart int
 
 	idx            int   // index of the request (and its result)
-	arrival        int64 // ns
+	arrival        int64 // ns: when the client sent it
+	engineArrival  int64 // when it reached the engine, after the API server (frontend.go)
 	rootArrival    int64 // arrival of the first request of its follow-up chain
 	keepBlocks     bool  // a follow-up will want this request's blocks as its prefix
 	firstScheduled int64

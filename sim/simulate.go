@@ -41,6 +41,10 @@ func (o *SimulateOptions) Validate() error {
 type Simulation struct {
 	*PoolsReport
 	Summary analysis.Summary
+	// OutsideCorpus says, per pool that lies outside what the measurement
+	// corpus covers, how (Config.OutsideCorpus); empty when every pool
+	// lies inside.
+	OutsideCorpus []string
 }
 
 // Simulate resolves the deployment in cat, loads the traffic, applies the
@@ -77,5 +81,16 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 	}
 	s := rep.Summary()
 	s.Transforms = transforms
-	return &Simulation{PoolsReport: rep, Summary: s}, nil
+	sim := &Simulation{PoolsReport: rep, Summary: s}
+	for i, p := range pools {
+		// The load the corpus is compared with is one replica's peak.
+		peak := rep.Reports[i].RunningPeak / max(p.Config.Replicas, 1)
+		if why := p.Config.OutsideCorpus(peak); why != "" {
+			if p.Name != "" {
+				why = "pool " + p.Name + ": " + why
+			}
+			sim.OutsideCorpus = append(sim.OutsideCorpus, why)
+		}
+	}
+	return sim, nil
 }

@@ -23,30 +23,59 @@ type Batch struct {
 	DraftTokens      int // Σ K over decoding requests (speculative decoding)
 }
 
-// StepModel prices an engine step with a roofline over one GPU's shard
-// (tensor parallelism splits weights, heads and FLOPs evenly):
+// StepModel prices an engine step on one GPU's shard (tensor parallelism
+// splits weights, heads and FLOPs evenly) as the kernels run it, one class
+// after another, each class its own roofline:
 //
-//	step = max(memory, compute) + all-reduce + StepOverheadMs + PerRequestOverheadUs × NumReqs + drafting
-//	memory  = weight bytes / (BW × WeightBandwidthEfficiency)
-//	        + KV bytes read / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV)
-//	compute = linear FLOPs / (peak × ComputeEfficiency) + attention FLOPs / (BF16 peak × AttentionComputeEfficiency)
+//	gpu  = dense + experts + attention + activations + all-reduce + kernel floors + drafting
+//	cpu  = StepOverheadMs + PerRequestOverheadUs × NumReqs
+//	step = max(gpu, cpu) with async scheduling, gpu + cpu without
+//	dense      = max(dense weight bytes / (BW × WeightBandwidthEfficiency),
+//	                 dense FLOPs / (peak × ComputeEfficiency))
+//	experts    = max(expert bytes touched / (BW × ExpertBandwidthEfficiency),
+//	                 expert FLOPs / (peak × ExpertComputeEfficiency))
+//	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV),
+//	                 attention FLOPs / (BF16 peak × AttentionComputeEfficiency))
+//	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
+//	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers + PerRequestGPUUs × NumReqs
 //
-// Weight bytes are everything but the input embedding, with MoE layers
-// reading only the experts the step's tokens route to: E × (1 − (1 −
-// k/E)^tokens) per layer in expectation (uniform routing). KV bytes are
+// Summing per-class rooflines, rather than taking one roofline of the whole
+// step, is what a mixed step does: its decode attention is bound by memory
+// while its prefill GEMMs are bound by compute, and they do not overlap.
+// The kernel floors are the fixed time of each layer's dozen small kernels
+// (norms, rotary embedding, activation quantisation, the router and the
+// token permutation of an MoE layer) that a small shard or a small batch
+// cannot hide; the activation traffic is their bytes, which grow with the
+// tokens. The coefficients are fitted per GPU generation on the fidelity
+// corpus (profiles/data/step-fit.yaml, thinkcap calibrate --corpus).
+//
+// Dense weight bytes are the non-embedding layers outside the routed experts
+// plus the LM head; MoE layers read only the experts the step's tokens route
+// to: E × (1 − (1 − k/E)^tokens) per layer in expectation (uniform routing).
+// KV bytes are
 // ContextTokens × the full-attention layers' bytes per token, plus the
 // sliding-window layers' bytes for min(ContextTokens, NumReqs × window)
 // tokens (each request's context capped at the window, approximated on the
-// batch's total), plus the new tokens' K and V written. Linear FLOPs are 2 × active non-embedding parameters ×
-// tokens, plus the LM head for the positions that get logits (every decode
-// token, one per prefilling request); peak is the FP8 (or FP4) tensor-core
-// rate for fp8 (nvfp4) linear weights on GPUs that have it, else BF16.
+// batch's total), plus the new tokens' K and V written. Dense FLOPs are 2 ×
+// the dense parameters × tokens, plus the LM head for the positions that get
+// logits (every decode token, one per prefilling request); expert FLOPs are
+// 2 × k experts' parameters × tokens. The peak is the FP8 (or FP4)
+// tensor-core rate for fp8 (nvfp4) weights on GPUs that have it (mxfp4
+// experts on Blackwell run W4A8 at the FP8 rate), else BF16 (weight-only
+// kernels such as Marlin).
 // Attention FLOPs are 2 × heads × (qk dim + v dim) per query-key pair and
 // layer (MLA in its absorbed form: qk = kv_lora_rank + rope, v =
 // kv_lora_rank): PrefillAttnPairs, plus ContextTokens × query tokens per
 // request for decode. TP adds two ring all-reduces of tokens × hidden bf16
 // values per layer over the one-way link bandwidth × InterconnectEfficiency,
 // each with AllReduceLatencyUs.
+//
+// The CPU's part is the engine core's scheduling, input preparation and
+// output processing. Without async scheduling the GPU waits for it every
+// step (vllm/v1/engine/core.py step: schedule, execute_model,
+// update_from_output in turn); with it (vllm/v1/core/sched/async_scheduler.py,
+// the default from 0.14) the next step is scheduled while the GPU runs the
+// current one, so the step lasts the longer of the two.
 //
 // Drafting (speculative decoding): ngram and suffix cost nothing on the GPU.
 // eagle, eagle3 and mtp run K sequential passes of one decoder layer of the
@@ -57,19 +86,26 @@ type Batch struct {
 // which adds its FLOPs to the main pass.
 type StepModel struct {
 	fixedNs, perReqNs float64
+	perReqGPUNs       float64 // the GPU's per scheduled request
+	layerNs           float64 // PerLayerOverheadUs × layers: one pass's kernel floors
+	async             bool    // the CPU's part overlaps the GPU's
 
 	weightNsPerByte, kvNsPerByte float64
+	expertNsPerByte              float64   // expert weights, through the MoE grouped GEMMs
+	actNsPerToken                float64   // activation traffic of a token through every layer
 	denseBytes                   float64   // weights read every step: non-expert layers + LM head
 	expertBytes                  float64   // one expert in every MoE layer
 	touched                      []float64 // expected distinct experts per layer, by token count
 	kvFullBytes, kvSlidingBytes  float64   // per context token
 	window                       float64
 
-	linearNsPerToken, lmHeadNsPerToken float64
+	linearNsPerToken, lmHeadNsPerToken float64 // dense layers' FLOPs per token, the LM head's per logit
+	expertNsPerToken                   float64 // the routed experts' FLOPs per token
 	attnFullNsPerPair, attnSWNsPerPair float64
 	arNsPerToken, arFixedNs            float64
 
 	draftPasses                        float64
+	draftLayerNs                       float64 // PerLayerOverheadUs × drafter layers, per pass
 	draftBytes                         float64 // drafter weights read per pass (incl. LM head)
 	draftExpertBytes                   float64 // MTP: one expert of its MoE layer
 	draftKVBytes                       float64 // per context token, drafter layers
@@ -100,7 +136,11 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s := &StepModel{
 		fixedNs:         k.StepOverheadMs * 1e6,
 		perReqNs:        k.PerRequestOverheadUs * 1e3,
+		perReqGPUNs:     k.PerRequestGPUUs * 1e3,
+		layerNs:         (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers)) * 1e3,
+		async:           c.asyncScheduling(),
 		weightNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
+		expertNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
 		kvNsPerByte:     1e9 / (bw * k.KVBandwidthEfficiency),
 		denseBytes:      (p.dense*bLin + vocab*h*2) / tp,
 		expertBytes:     float64(p.moeLayers) * p.expert * bExp / tp,
@@ -108,13 +148,25 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		kvSlidingBytes:  float64(geom.slidingLayers * int(geom.layerBytes)),
 		window:          float64(geom.window),
 	}
+	if k.ExpertBandwidthEfficiency > 0 {
+		s.expertNsPerByte = 1e9 / (bw * k.ExpertBandwidthEfficiency)
+	}
+	// Each layer's element-wise kernels move the token's hidden state
+	// (bf16) ActivationIOPerLayer times, sharded by TP only where the
+	// hidden state is (attention heads, MLP columns): taken as unsharded.
+	s.actNsPerToken = k.ActivationIOPerLayer * h * 2 * float64(m.Layers) * s.weightNsPerByte
 	if kvDtypeBytes(c.KVCacheDtype) == 1 {
 		s.kvNsPerByte *= k.FP8KVReadPenalty
 	}
 	if m.IsMoE() {
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
 	}
-	s.linearNsPerToken = 2 * p.activeNonEmbedding(m) / tp / (linPeak * k.ComputeEfficiency) * 1e9
+	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * k.ComputeEfficiency) * 1e9
+	expertEff := k.ExpertComputeEfficiency
+	if expertEff <= 0 {
+		expertEff = k.ComputeEfficiency
+	}
+	s.expertNsPerToken = 2 * float64(p.moeLayers*m.ExpertsPerToken) * p.expert / tp / (linearPeak(expertDtype(c), g) * expertEff) * 1e9
 	s.lmHeadNsPerToken = 2 * vocab * h / tp / (bf16 * k.ComputeEfficiency) * 1e9
 	pair := attnFLOPsPerPair(m) / tp / (bf16 * k.AttentionComputeEfficiency) * 1e9
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
@@ -144,6 +196,7 @@ func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak
 	lmHead := vocab * h
 	flopNs := 2 / tp / (linPeak * k.ComputeEfficiency) * 1e9
 	s.draftPasses = float64(sc.NumSpeculativeTokens)
+	s.draftLayerNs = k.PerLayerOverheadUs * 1e3 // eagle, eagle3, mtp: one layer
 	s.draftKVBytes = float64(int64(geom.draftLayers) * geom.draftLayerBytes)
 	s.draftAttnNsPerCtx = pairNs * float64(geom.draftLayers)
 	switch sc.Method {
@@ -180,6 +233,7 @@ func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak
 		s.draftAttnNsPerCtx = attnFLOPsPerPair(d) / tp / (c.GPU.BF16TFLOPS * 1e12 * k.AttentionComputeEfficiency) * 1e9 * float64(d.Layers)
 		s.draftARNsPerToken *= float64(d.Layers*d.HiddenSize) / h
 		s.draftARFixedNs *= float64(d.Layers)
+		s.draftLayerNs *= float64(d.Layers)
 	}
 }
 
@@ -197,7 +251,16 @@ func (s *StepModel) StepTimeNs(b *Batch) float64 {
 	if s.pp > 1 {
 		return s.pipelineStepNs(l)
 	}
-	return s.passNs(l) + s.fixedNs + s.perReqNs*l.reqs + s.draftNs(l)
+	return s.overlap(s.passNs(l)+s.draftNs(l), s.fixedNs+s.perReqNs*l.reqs)
+}
+
+// overlap is a step of gpu and cpu nanoseconds: the longer of the two with
+// async scheduling, their sum without.
+func (s *StepModel) overlap(gpu, cpu float64) float64 {
+	if s.async {
+		return max(gpu, cpu)
+	}
+	return gpu + cpu
 }
 
 // stepLoad is a Batch's work as reals, so that a pipeline can split it
@@ -220,15 +283,17 @@ func loadOf(b *Batch) stepLoad {
 func (s *StepModel) passNs(l stepLoad) float64 {
 	t, reqs, ctx := l.tokens, l.reqs, l.ctx
 	swCtx := min(ctx, reqs*s.window)
-	mem := (s.denseBytes+s.expertBytes*s.experts(int(math.Round(t))))*s.weightNsPerByte +
-		(s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte
-
 	q := l.decode / reqs // decode query tokens per request
 	prefill, pairs := l.prefill, l.pairs
-	compute := s.linearNsPerToken*t + s.draftPrefillNsPerToken*prefill + s.lmHeadNsPerToken*l.logits +
-		s.attnFullNsPerPair*(pairs+ctx*q) + s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q)
-
-	return max(mem, compute) + s.arFixedNs + s.arNsPerToken*t
+	// Each class of kernels is its own roofline, run one after the other:
+	// the dense linear layers (and the LM head), the experts' grouped
+	// GEMMs, and attention.
+	dense := max(s.denseBytes*s.weightNsPerByte,
+		s.linearNsPerToken*t+s.draftPrefillNsPerToken*prefill+s.lmHeadNsPerToken*l.logits)
+	experts := max(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*t)
+	attn := max((s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte,
+		s.attnFullNsPerPair*(pairs+ctx*q)+s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q))
+	return dense + experts + attn + s.actNsPerToken*t + s.arFixedNs + s.arNsPerToken*t + s.layerNs + s.perReqGPUNs*reqs
 }
 
 // draftNs is the drafter's passes over the decoding requests (0 without a
@@ -239,9 +304,9 @@ func (s *StepModel) draftNs(l stepLoad) float64 {
 	}
 	n := l.decodeReqs
 	dctx := l.ctx * n / l.reqs // the decoding requests' share of the context
-	dmem := (s.draftBytes+s.draftExpertBytes*s.experts(int(n)))*s.weightNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
+	dmem := s.draftBytes*s.weightNsPerByte + s.draftExpertBytes*s.experts(int(n))*s.expertNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
 	dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
-	return s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n)
+	return s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n + s.draftLayerNs)
 }
 
 // experts is the expected number of distinct experts n tokens route to in
@@ -287,6 +352,10 @@ func linearPeak(dtype string, g *profiles.GPU) float64 {
 		return g.FP4TFLOPS * 1e12
 	case (dtype == "fp8" || dtype == "nvfp4") && g.FP8TFLOPS > 0:
 		return g.FP8TFLOPS * 1e12
+	case dtype == "mxfp4" && g.FP4TFLOPS > 0 && g.FP8TFLOPS > 0:
+		// Blackwell's MXFP4 MoE kernels quantise activations to MXFP8
+		// (FlashInfer's TRT-LLM MoE, vLLM's VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8).
+		return g.FP8TFLOPS * 1e12
 	}
 	return g.BF16TFLOPS * 1e12
 }
@@ -327,5 +396,6 @@ func checkStepInputs(c *Config) error {
 	coef("step_overhead_ms", k.StepOverheadMs, k.StepOverheadMs >= 0, ">= 0")
 	coef("per_request_overhead_us", k.PerRequestOverheadUs, k.PerRequestOverheadUs >= 0, ">= 0")
 	coef("all_reduce_latency_us", k.AllReduceLatencyUs, k.AllReduceLatencyUs >= 0, ">= 0")
+	coef("per_layer_overhead_us", k.PerLayerOverheadUs, k.PerLayerOverheadUs >= 0, ">= 0")
 	return errors.Join(errs...)
 }

@@ -179,6 +179,11 @@ func TestDraftingCost(t *testing.T) {
 	base, _ := stepModelFor(t, Config{Model: model, GPU: gpu})
 	b := Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16 * 4, DraftTokens: 16 * 3, ContextTokens: 16 * 4000}
 	plain := base.StepTime(&b)
+	// ngram drafting turns async scheduling off (vllm/config/vllm.py):
+	// its step is the synchronous engine's, with nothing drafted on the GPU.
+	sync := false
+	syncBase, _ := stepModelFor(t, Config{Model: model, GPU: gpu, AsyncScheduling: &sync})
+	plainSync := syncBase.StepTime(&b)
 	got := map[string]int64{}
 	for _, sc := range []*SpeculativeConfig{
 		{Method: SpecNgram, NumSpeculativeTokens: 3},
@@ -193,14 +198,22 @@ func TestDraftingCost(t *testing.T) {
 		m, _ := stepModelFor(t, c)
 		got[sc.Method] = m.StepTime(&b)
 	}
-	if got[SpecNgram] != plain {
-		t.Errorf("ngram step %d ns; want %d (no GPU drafting)", got[SpecNgram], plain)
+	if got[SpecNgram] != plainSync {
+		t.Errorf("ngram step %d ns; want %d (no GPU drafting, synchronous scheduling)", got[SpecNgram], plainSync)
 	}
+	// Each of the K = 3 drafting passes runs a model smaller than the
+	// target on the same requests, so it costs less than a target step: an
+	// EAGLE or MTP layer far less, a 28-layer draft model up to one step
+	// (its layers' kernel floors add up).
 	for _, method := range []string{SpecEagle3, SpecMTP, SpecDraftModel} {
 		extra := float64(got[method]-plain) / 1e6
+		limit := float64(plain) / 1e6
+		if method == SpecDraftModel {
+			limit *= 3
+		}
 		t.Logf("%s adds %.2f ms to a 16-request decode step of %.2f ms", method, extra, float64(plain)/1e6)
-		if extra <= 0 || extra > float64(plain)/1e6 {
-			t.Errorf("%s adds %.2f ms; want (0, %.2f]", method, extra, float64(plain)/1e6)
+		if extra <= 0 || extra > limit {
+			t.Errorf("%s adds %.2f ms; want (0, %.2f]", method, extra, limit)
 		}
 	}
 	if got[SpecDraftModel] <= got[SpecEagle3] {

@@ -101,11 +101,33 @@ func NewStepGradient(cfg Config) (*StepGradient, error) {
 		q[k] += g.delta[k]
 		nc := cfg
 		nc.Step = WithParams(cfg.Step, q)
-		if g.nudged[k], err = NewStepModel(&nc); err != nil {
+		if g.nudged[k], err = NewStepModel(&nc); err != nil || inert(base, g.nudged[k]) {
 			g.nudged[k] = nil
 		}
 	}
 	return g, nil
+}
+
+// probeBatches are steps of every kind: a lone decode, a large decode
+// batch, a prefill beside decodes and a pure prefill.
+var probeBatches = []Batch{
+	{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000},
+	{NumReqs: 256, DecodeReqs: 256, DecodeTokens: 256, ContextTokens: 256 * 2000},
+	{NumReqs: 33, DecodeReqs: 32, DecodeTokens: 32, ContextTokens: 32 * 2000, PrefillTokens: 2048, PrefillAttnPairs: 2048 * 2049 / 2},
+	{NumReqs: 1, PrefillTokens: 8192, PrefillAttnPairs: 8192 * 8193 / 2},
+}
+
+// inert reports whether nudging a parameter changes no probe step: the
+// parameter has no term in this deployment (an MoE coefficient of a dense
+// model, an all-reduce's at TP 1), so its sensitivity is zero everywhere
+// and need not be priced step by step.
+func inert(base, nudged *StepModel) bool {
+	for i := range probeBatches {
+		if base.StepTimeNs(&probeBatches[i]) != nudged.StepTimeNs(&probeBatches[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Base is the step model at the gradient's point.

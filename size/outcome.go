@@ -47,6 +47,11 @@ type Outcome struct {
 
 	Curve []CurvePoint `json:"curve,omitempty"`
 
+	// OutsideCorpus says how the candidate lies outside the measurement
+	// corpus (sim.Config.OutsideCorpus, load aside): its figures rest on
+	// coefficients fitted on other deployments.
+	OutsideCorpus string `json:"outside_corpus,omitempty"`
+
 	// Failed is FailedSLOs while the outcome is built.
 	Failed []string `json:"-"`
 	cand   Candidate
@@ -58,7 +63,7 @@ func newOutcome(c Candidate) Outcome {
 		Name: c.Name(), Model: cfg.Model.Name, GPU: cfg.GPU.Name,
 		TensorParallelSize: cfg.TensorParallelSize, PipelineParallelSize: max(cfg.PipelineParallelSize, 1), KVCacheDtype: kvName(cfg.KVCacheDtype),
 		Speculative: c.speculative().Name(), MaxNumSeqs: cfg.MaxNumSeqs,
-		FailedSLOs: []string{}, cand: c,
+		FailedSLOs: []string{}, cand: c, OutsideCorpus: cfg.OutsideCorpus(0),
 	}
 }
 

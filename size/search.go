@@ -85,6 +85,25 @@ type Result struct {
 	SLOs             []string `json:"slos"`
 }
 
+// OutsideCorpus is a one-line warning when the best candidate, or any
+// candidate, lies outside the measurement corpus; "" when none does.
+func (r *Result) OutsideCorpus() string {
+	n := 0
+	for i := range r.Candidates {
+		if r.Candidates[i].OutsideCorpus != "" {
+			n++
+		}
+	}
+	switch {
+	case r.Best != nil && r.Best.OutsideCorpus != "":
+		return fmt.Sprintf("the chosen deployment lies outside the fidelity corpus (%s), as do %d of %d candidates: expect larger errors than the README's fidelity table",
+			r.Best.OutsideCorpus, n, len(r.Candidates))
+	case n > 0:
+		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json): expect larger errors than the README's fidelity table for them", n, len(r.Candidates))
+	}
+	return ""
+}
+
 // Search evaluates every candidate on the requests, in parallel, and ranks
 // them. It fails only on bad options or traffic; a candidate that cannot be
 // deployed or never meets the SLOs is an outcome that does not pass.

@@ -74,7 +74,7 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 	truth := cfg.Step
 	truth.KVBandwidthEfficiency = 0.62
 	truth.ComputeEfficiency = 0.42
-	truth.StepOverheadMs = 2.3
+	truth.PerLayerOverheadUs = 45
 	server := cfg
 	server.Step = truth
 	runs := []*Run{
@@ -92,7 +92,7 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 	}
 	check("kv_bandwidth_efficiency", c.After.KVBandwidthEfficiency, truth.KVBandwidthEfficiency)
 	check("compute_efficiency", c.After.ComputeEfficiency, truth.ComputeEfficiency)
-	check("step_overhead_ms", c.After.StepOverheadMs, truth.StepOverheadMs)
+	check("per_layer_overhead_us", c.After.PerLayerOverheadUs, truth.PerLayerOverheadUs)
 	if c.After.WeightBandwidthEfficiency != cfg.Step.WeightBandwidthEfficiency {
 		t.Errorf("weight_bandwidth_efficiency moved to %v; it is not fitted by default", c.After.WeightBandwidthEfficiency)
 	}

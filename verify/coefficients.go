@@ -18,8 +18,11 @@ var coefficients = sim.StepParams
 // DefaultFit is the coefficients calibrate fits unless told otherwise.
 // weight_bandwidth_efficiency is left out: a dense model reads the same
 // weights every step, so its term is a constant per step that only the sum
-// with step_overhead_ms can be fitted to; the overhead takes it.
-var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "step_overhead_ms"}
+// with the per-step constants can be fitted to. Of those,
+// per_layer_overhead_us (the GPU's) is fitted rather than step_overhead_ms
+// (the CPU's), which async scheduling, vLLM's default from 0.14, hides
+// under the GPU's step.
+var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "per_layer_overhead_us"}
 
 // params returns s as calibration parameters, in coefficients' order.
 func params(s profiles.StepCoefficients) []float64 { return sim.ParamsOf(s) }

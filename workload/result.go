@@ -23,6 +23,10 @@ type Result struct {
 	Status string `json:"status"`
 	// TTFTS is the time to the first generated token of any kind.
 	TTFTS float64 `json:"ttft_s"`
+	// TTFTEngineS is the engine's part of TTFT: from the request reaching
+	// the engine, after the API server's own time, to its first token
+	// (vllm:time_to_first_token_seconds). Simulation only; 0 when unknown.
+	TTFTEngineS float64 `json:"ttft_engine_s,omitempty"`
 	// TTFAS is the time to the first answer token, what a user sees when
 	// thinking is hidden; omitted when the request produced no answer token.
 	TTFAS float64 `json:"ttfa_s,omitempty"`

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/fidelity"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/verify"
 )
@@ -14,6 +16,8 @@ type calibrateOptions struct {
 	fit    []string
 	file   verify.CalibrationFile // --out, --write-anyway
 	output string
+	corpus string   // --corpus: fit per GPU generation on the measurement corpus instead
+	hold   []string // --hold: with --corpus, coefficients kept at the profile's
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -42,10 +46,29 @@ exits 1: the coefficients it started from predict better.
 parameter moves by 0.1%).
 
 Runs that ended early (interrupted, aborted, killed) are used as far as
-they go, with a note.`,
+they go, with a note.
+
+With --corpus DIR (and no run directories) it fits the coefficients per GPU
+generation on the measurement corpus of published vLLM runs instead (the
+same replays as thinkcap fidelity, re-simulated until the coefficients
+settle), prints the fits and the corpus scoreboard, and writes them to --out
+(default thinkcap-step-fit.yaml) as a profiles file that --profiles loads:
+every built-in GPU, and any of yours without a step block, takes its
+generation's fit. thinkcap's own fit is profiles/data/step-fit.yaml, refitted
+by make refit when the corpus grows.`,
 		Example: `  thinkcap calibrate run1 run2 run3 --gpu h100-sxm --out h100-qwen3-8b.yaml
-  thinkcap verify run4 --gpu h100-sxm --step-model h100-qwen3-8b.yaml`,
-		Args: cobra.MinimumNArgs(1),
+  thinkcap verify run4 --gpu h100-sxm --step-model h100-qwen3-8b.yaml
+  thinkcap calibrate --corpus testdata/measured --out my-fit.yaml
+  thinkcap simulate --profiles my-fit.yaml ...`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.corpus != "" {
+				if len(args) > 0 {
+					return badInput(fmt.Errorf("--corpus fits the corpus: give no run directories (got %d)", len(args)))
+				}
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd, &o, args) },
 	}
 	fs := cmd.Flags()
@@ -54,12 +77,53 @@ they go, with a note.`,
 	fs.StringVar(&o.file.Path, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.BoolVar(&o.file.Anyway, "write-anyway", false, "write --out even when the calibration does not improve the held-out error")
+	fs.StringVar(&o.corpus, "corpus", "", "fit per GPU generation on this directory of corpus records (testdata/measured) instead of run directories")
+	fs.StringSliceVar(&o.hold, "hold", fidelity.DefaultHold, "with --corpus: coefficients kept at the GPU profile's value")
 	return cmd
+}
+
+// runCalibrateCorpus fits the corpus (--corpus) and writes the fits.
+func runCalibrateCorpus(cmd *cobra.Command, o *calibrateOptions) error {
+	if err := fidelity.CheckHold(o.hold); err != nil {
+		return packageError(err)
+	}
+	for _, f := range []string{"fit", "write-anyway", "step-model"} {
+		if cmd.Flags().Changed(f) {
+			return badInput(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))
+		}
+	}
+	out := o.file.Path
+	if !cmd.Flags().Changed("out") {
+		out = "thinkcap-step-fit.yaml"
+	}
+	cat, err := o.dep.catalog()
+	if err != nil {
+		return err
+	}
+	bar := progress.New(cmd.ErrOrStderr(), "calibrate").Counting("replays")
+	sb, err := fidelity.Calibrate(fidelity.Options{Corpus: o.corpus, Catalog: cat, Progress: bar.Update, Hold: o.hold})
+	bar.Done()
+	if err != nil {
+		return packageError(err)
+	}
+	if err := fidelity.WriteStepFits(out, sb, o.corpus); err != nil {
+		return packageError(err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: wrote %s (use with --profiles %s)\n", out, out)
+	return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {
+		return fidelity.WriteTable(w, sb, false)
+	})
 }
 
 func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
+	}
+	if o.corpus != "" {
+		return runCalibrateCorpus(cmd, o)
+	}
+	if cmd.Flags().Changed("hold") {
+		return badInput(fmt.Errorf("--hold applies with --corpus only (with run directories, --fit names what is fitted)"))
 	}
 	cfgs, runs, err := verifyDeployment(cmd, &o.dep).LoadConfigured(dirs)
 	if err != nil {

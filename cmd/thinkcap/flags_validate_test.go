@@ -110,6 +110,8 @@ var badFlagValues = map[string][]string{
 	"progress-interval":        {"-1s"},
 	"max-consecutive-failures": {"-1"},
 	"max-failure-rate":         {"-0.1", "1.5", "NaN"},
+	// calibrate --corpus.
+	"hold": {"no_such_coefficient"},
 }
 
 // badFlagValuesFor are the values of a flag whose name means something else
@@ -136,6 +138,7 @@ var freeFlags = map[string]string{
 	"ca-cert":       "a path, read when the client is built",
 	"host":          "an address to listen on, checked by listening",
 	"model-profile": "a profile resolved with --predict once the server is asked",
+	"corpus":        "a directory, read as the measurement corpus",
 }
 
 // freeFlagsFor are the free flags of one command.
@@ -186,6 +189,7 @@ func flagBase(t *testing.T, url string) map[string][]string {
 		"drift":     {filepath.Join("testdata", "drift-base.jsonl"), filepath.Join("testdata", "drift-new.jsonl")},
 		"curve":     {filepath.Join("testdata", "curve-eval.csv")},
 		"profiles":  {},
+		"fidelity":  {"--corpus", filepath.Join(dir, "no-corpus")},
 	}
 }
 

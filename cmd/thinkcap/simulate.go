@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,9 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	run, err := sim.Simulate(cat, opts)
 	if err != nil {
 		return badInput(err)
+	}
+	for _, why := range run.OutsideCorpus {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the README's fidelity table\n", why)
 	}
 	if o.resultsPath != "" {
 		if err := writeFile(o.resultsPath, func(f *bufio.Writer) error { return workload.WriteResults(f, run.Results) }); err != nil {

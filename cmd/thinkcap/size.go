@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -109,6 +110,9 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	bar.Done()
 	if err != nil {
 		return badInput(err)
+	}
+	if why := res.OutsideCorpus(); why != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", why)
 	}
 	if o.plotPath != "" {
 		if err := size.WritePlotFile(o.plotPath, res, opts.SLOs[0]); err != nil {

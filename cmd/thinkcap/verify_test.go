@@ -27,11 +27,11 @@ import (
 )
 
 // truthStepModel is the step model the emulated server runs: far from the
-// H100 profile's (kv 0.86, compute 0.60, overhead 1.16 ms), as a GPU that
-// reaches less of its datasheet would be.
-const truthStepModel = `kv_bandwidth_efficiency: 0.62
-compute_efficiency: 0.42
-step_overhead_ms: 2.3
+// H100 profile's, as a GPU that reaches less of its datasheet and whose
+// kernels cost more a layer would be.
+const truthStepModel = `kv_bandwidth_efficiency: 0.42
+compute_efficiency: 0.32
+per_layer_overhead_us: 60
 `
 
 // startEmulatedServer serves Qwen3-8B on one H100 with the given step model
@@ -111,7 +111,7 @@ func TestCalibrateAndVerifyAgainstServe(t *testing.T) {
 	}{
 		{"kv_bandwidth_efficiency", c.After.KVBandwidthEfficiency, truth.KVBandwidthEfficiency},
 		{"compute_efficiency", c.After.ComputeEfficiency, truth.ComputeEfficiency},
-		{"step_overhead_ms", c.After.StepOverheadMs, truth.StepOverheadMs},
+		{"per_layer_overhead_us", c.After.PerLayerOverheadUs, truth.PerLayerOverheadUs},
 	} {
 		if math.Abs(k.got-k.want) > 0.10*k.want {
 			t.Errorf("calibrated %s = %.4g, the server's is %.4g: more than 10%% off", k.name, k.got, k.want)

@@ -1,0 +1,243 @@
+package fidelity
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// fallbackName is the fit of every generation's points together: the
+// coefficients of a GPU whose generation the corpus has no measurement of.
+const fallbackName = profiles.FallbackGeneration
+
+// DefaultHold are the coefficients the corpus fit keeps at the profile's
+// value unless told otherwise, both calibrated on concurrency-1 decode
+// (gpus.yaml):
+//
+//   - kv_bandwidth_efficiency: KV reads dominate a step only in long
+//     contexts at low concurrency, which the profiles' values come from
+//     (256 to 125,000 tokens); the corpus's load points mix them with every
+//     other term and the fit cannot tell them apart (freeing it on the
+//     Blackwell points moves the TPOT error from 12.2 % to 11.7 % while
+//     halving the efficiency, which doubles the long-context decode slope).
+//   - step_overhead_ms: the engine's CPU time per step is the host's and
+//     vLLM's, hidden under the GPU's step by async scheduling (0.14 on) and
+//     added to it before, where it sums with the GPU's kernel floors; the
+//     corpus cannot separate the two, and a fit that lets it grow makes a
+//     small model's decode CPU-bound, which vLLM's concurrency-1 figures
+//     show it is not.
+var DefaultHold = []string{"kv_bandwidth_efficiency", "step_overhead_ms"}
+
+// priorOf is a GPU's profile coefficients, before any corpus fit.
+func priorOf(g profiles.GPU) profiles.StepCoefficients {
+	if g.StepPrior != (profiles.StepCoefficients{}) {
+		return g.StepPrior
+	}
+	return g.Step
+}
+
+// fitIterations bounds the re-simulations of a fit; fitConverged is the
+// largest relative move of a prediction at which it stops.
+const (
+	fitIterations = 8
+	fitConverged  = 0.002
+)
+
+// group is the points of one generation (or all of them) being fitted.
+type group struct {
+	name  string
+	idx   []int // into corpus.points
+	x     []float64
+	prior []float64
+	free  []bool
+	rows  []fitRow // at x, from the last traces
+	trace map[int]*Trace
+}
+
+func (g *group) coef(base profiles.StepCoefficients) profiles.StepCoefficients {
+	return withParams(base, g.x)
+}
+
+// newGroup starts a fit of the points idx from their GPUs' profile
+// coefficients (prior, the first point's: efficiencies are fractions of
+// each GPU's own datasheet, so a generation shares them).
+func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoefficients) *group {
+	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
+		if s.ExpertBandwidthEfficiency == 0 {
+			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
+		}
+		if s.ExpertComputeEfficiency == 0 {
+			s.ExpertComputeEfficiency = s.ComputeEfficiency
+		}
+	}
+	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
+	for k, p := range params {
+		g.free[k] = !slices.Contains(c.hold, p.name)
+		if !g.free[k] {
+			g.x[k] = g.prior[k]
+		}
+	}
+	return g
+}
+
+// settle re-simulates the group's points at its parameters and refits
+// them until the parameters stop moving: the batches, and which side of
+// each step's maxima binds, depend on the coefficients.
+func (c *corpus) settle(g *group, iterations int, progress func()) error {
+	for it := 0; it < iterations; it++ {
+		if err := c.retrace(g, progress); err != nil {
+			return err
+		}
+		x, err := solve(g.rows, g.x, g.prior, g.free)
+		if err != nil {
+			return err
+		}
+		if it >= 2 {
+			// A step's binding side flips with the coefficients, and the
+			// fit can swing between two sets: from the third round on it
+			// moves half way, which settles the swing.
+			for k := range x {
+				x[k] = (x[k] + g.x[k]) / 2
+			}
+		}
+		moved := predictionMove(g.rows, g.x, x)
+		if os.Getenv("THINKCAP_FIT_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "fit %s iteration %d: moved %.4f x=%.4g\n", g.name, it, moved, x)
+		}
+		g.x = x
+		if moved < fitConverged {
+			break
+		}
+	}
+	return c.retrace(g, progress)
+}
+
+// retrace replays the group's points at g.x and rebuilds its rows.
+func (c *corpus) retrace(g *group, progress func()) error {
+	return c.retraceWith(g, func(p *Point) profiles.StepCoefficients { return g.coef(p.cfg.GPU.Step) }, progress)
+}
+
+// retraceWith replays the group's points at the coefficients coef gives
+// each and rebuilds the group's rows around them.
+func (c *corpus) retraceWith(g *group, coef func(p *Point) profiles.StepCoefficients, progress func()) error {
+	trs, err := c.traceAll(g.idx, coef, progress)
+	if err != nil {
+		return err
+	}
+	g.rows = g.rows[:0]
+	for j, i := range g.idx {
+		g.trace[i] = trs[j]
+		rows := rowsOf(i, c.points[i], trs[j], paramsOf(coef(c.points[i])))
+		// A long sweep of one deployment must not outvote the others: a
+		// deployment's points weigh 1/√n each, so its weight grows with
+		// its evidence but no faster than its square root.
+		w := 1 / math.Sqrt(float64(c.perDeployment[c.points[i].Deployment]))
+		for k := range rows {
+			rows[k].w *= w
+		}
+		g.rows = append(g.rows, rows...)
+	}
+	return nil
+}
+
+// predictionMove is how far the fit's move from x to y shifts the
+// predictions: the mean relative change over the rows' linear models. A
+// parameter the points hardly see can swing without moving a prediction,
+// and a point whose step sits on a roofline's kink can jump while the rest
+// stay: convergence is judged on what the fit is for, the predictions as
+// a whole.
+func predictionMove(rows []fitRow, x, y []float64) float64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	m := 0.0
+	for i := range rows {
+		d := 0.0
+		for k := range x {
+			d += rows[i].a[k] * (y[k] - x[k])
+		}
+		m += math.Abs(d)
+	}
+	return m / float64(len(rows))
+}
+
+func maxMove(a, b []float64) float64 {
+	m := 0.0
+	for k := range a {
+		d := math.Abs(b[k] - a[k])
+		if a[k] != 0 {
+			d /= math.Abs(a[k])
+		}
+		m = max(m, d)
+	}
+	return m
+}
+
+// linearCV is the largest relative move of a parameter for which a
+// cross-validated prediction comes from the points' linear models (their
+// rows) rather than a new simulation: well inside the range in which the
+// batches the traces saw still hold.
+const linearCV = 0.05
+
+// crossValidate predicts every deployment of the group by coefficients
+// fitted without it (the group's rows less the deployment's, solved from
+// the group's fit); a deployment alone in its generation is predicted by
+// the others (fallback: the rows of every other generation). The
+// prediction is the points' linear model when the coefficients moved
+// little, else a new simulation. It sets each point's CV pairs.
+func (c *corpus) crossValidate(groups []*group, fallback *group, progress func()) error {
+	for _, g := range groups {
+		deps := map[string]bool{}
+		for _, i := range g.idx {
+			deps[c.points[i].Deployment] = true
+		}
+		for _, d := range slices.Sorted(maps.Keys(deps)) {
+			src := g
+			if len(deps) == 1 {
+				src = fallback
+			}
+			var train []fitRow
+			for _, r := range src.rows {
+				if c.points[r.point].Deployment != d {
+					train = append(train, r)
+				}
+			}
+			x, err := solve(train, src.x, g.prior, g.free)
+			if err != nil {
+				return err
+			}
+			var idx []int
+			for _, i := range g.idx {
+				if c.points[i].Deployment == d {
+					idx = append(idx, i)
+					c.points[i].CV = map[string]Pair{}
+				}
+			}
+			if src == g && maxMove(g.x, x) < linearCV {
+				for _, r := range g.rows {
+					if c.points[r.point].Deployment == d {
+						c.points[r.point].CV[r.metric] = r.at(x)
+					}
+				}
+				continue
+			}
+			trs, err := c.traceAll(idx, func(p *Point) profiles.StepCoefficients { return withParams(p.cfg.GPU.Step, x) }, progress)
+			if err != nil {
+				return err
+			}
+			for k, i := range idx {
+				p := c.points[i]
+				for m, pr := range pairs(p.Record, &trs[k].Pred) {
+					if p.excluded(m) == "" {
+						p.CV[m] = pr
+					}
+				}
+			}
+		}
+	}
+	return nil
+}

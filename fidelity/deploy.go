@@ -1,0 +1,123 @@
+package fidelity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
+)
+
+// Deployment is the key points share when they ran the same servers: the
+// unit of leave-one-deployment-out cross-validation.
+func (r *Record) Deployment() string {
+	kv := r.KVCacheDtype
+	if kv == "" {
+		kv = "auto"
+	}
+	q := r.Quantization
+	if q == "" {
+		q = "bf16"
+	}
+	d := fmt.Sprintf("%s %s tp%d %s kv-%s", shortModel(r.Model), r.GPU, r.TP, q, kv)
+	if r.PP > 1 {
+		d += fmt.Sprintf(" pp%d", r.PP)
+	}
+	if r.DP > 1 {
+		d += fmt.Sprintf(" dp%d", r.DP)
+	}
+	if r.EP {
+		d += " ep"
+	}
+	return d
+}
+
+// config is the simulator's deployment for a record: the model's profile
+// (a checkpoint of the same architecture by its alias), the GPU's, the
+// record's parallelism, dtypes and engine flags, vLLM's defaults for the
+// rest, prefix caching off unless the record says on (benchmark prompts
+// are random). skip says why the record cannot be replayed ("" when it
+// can).
+func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
+	m, err := cat.Model(r.Model)
+	if err != nil {
+		return cfg, "no model profile for " + r.Model
+	}
+	g, err := cat.GPU(r.GPU)
+	if err != nil {
+		return cfg, "no GPU profile for " + r.GPU
+	}
+	q := strings.ToLower(r.Quantization)
+	switch q {
+	case "", "bf16", "fp16", "none":
+		q = ""
+	case "fp4": // a source's name for the checkpoint's 4-bit format
+		q = "nvfp4"
+		if m.ExpertWeightDtype == "mxfp4" {
+			q = "mxfp4"
+		}
+	case "fp8", "mxfp4", "nvfp4", "awq":
+	default:
+		return cfg, "quantization " + r.Quantization + " not modelled"
+	}
+	if m.ExpertWeightDtype == "mxfp4" && q == "mxfp4" {
+		q = "" // gpt-oss ships its experts in mxfp4: the profile already says so
+	}
+	if r.DP > 1 {
+		return cfg, "data parallel not modelled in one replay"
+	}
+	if !r.ClosedLoop() && r.RequestRate == 0 {
+		return cfg, "no load"
+	}
+	kv := strings.ToLower(r.KVCacheDtype)
+	if kv == "auto" || kv == "bf16" {
+		kv = ""
+	}
+	e := r.Engine
+	cfg = sim.Config{
+		Model: m, GPU: g, TensorParallelSize: r.TP, PipelineParallelSize: max(r.PP, 1),
+		KVCacheDtype: kv, Quantization: q, GPUMemoryUtilization: e.GPUMemoryUtilization,
+		MaxNumSeqs: e.MaxNumSeqs, MaxNumBatchedTokens: e.MaxNumBatchedTokens,
+		MaxModelLen: e.MaxModelLen, BlockSize: e.BlockSize,
+		DisablePrefixCaching: e.EnablePrefixCaching == nil || !*e.EnablePrefixCaching,
+		Step:                 g.Step, Replicas: 1,
+	}
+	cfg.VLLMVersion = vllmVersion(r)
+	if e.AsyncScheduling != nil {
+		async := *e.AsyncScheduling
+		cfg.AsyncScheduling = &async
+	}
+	if err := cfg.Resolve(); err != nil {
+		return cfg, "config: " + err.Error()
+	}
+	if _, err := sim.ComputeCapacity(&cfg); err != nil {
+		// The source ran, so vLLM started: without a max_model_len of its
+		// own, the model's full context may not fit thinkcap's capacity
+		// where it fitted the server's; the workload's longest request is
+		// what the replay needs.
+		if e.MaxModelLen > 0 {
+			return cfg, "capacity: " + err.Error()
+		}
+		cfg.MaxModelLen = longestRequest(r)
+		if _, err := sim.ComputeCapacity(&cfg); err != nil {
+			return cfg, "capacity: " + err.Error()
+		}
+	}
+	return cfg, ""
+}
+
+// longestRequest is the most tokens a request of the record's workload
+// can hold (prompt plus output), rounded up to a 1024-token multiple.
+func longestRequest(r *Record) int {
+	most := func(l Length) float64 {
+		switch {
+		case l.Max > 0:
+			return l.Max
+		case l.Dist != "":
+			return l.Mean + 6*l.SD
+		}
+		return 4 * l.Mean
+	}
+	n := most(r.Workload.InputLen) + most(r.Workload.OutputLen) + float64(r.Workload.PrefixLen)
+	return (int(n)/1024 + 1) * 1024
+}

@@ -1,0 +1,271 @@
+package fidelity
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// Options say which corpus to replay and how.
+type Options struct {
+	Corpus  string            // --corpus: a directory of *.jsonl records
+	Catalog *profiles.Catalog // the profiles (their step coefficients are the model judged)
+	Workers int               // parallel replays; 0: GOMAXPROCS
+	// Progress, if set, is told of replays done out of those planned; it
+	// is called from one goroutine at a time.
+	Progress func(done, total int)
+	// Hold names the coefficients the fit keeps at the GPU profile's value
+	// (calibrate --hold; nil: DefaultHold).
+	Hold []string
+}
+
+// Run replays every record of the corpus with the profiles' coefficients
+// and scores them, in-sample and cross-validated: each deployment predicted
+// again by coefficients fitted on its generation's other deployments
+// (around the profiles' coefficients), or on the other generations when
+// it is its generation's only one.
+func Run(o Options) (*Scoreboard, error) {
+	c, err := o.corpus()
+	if err != nil {
+		return nil, err
+	}
+	prog := o.progress(2 * len(c.replayable()))
+	groups, fallback, err := c.groupsAtProfiles(prog)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.crossValidate(groups, fallback, prog); err != nil {
+		return nil, err
+	}
+	return c.scoreboard(), nil
+}
+
+// Calibrate fits the step coefficients per GPU generation on the corpus
+// (from the profiles' coefficients as the prior) and on every point
+// together (the fallback for a generation without points), then scores
+// the corpus with them, cross-validated as Run does.
+func Calibrate(o Options) (*Scoreboard, error) {
+	c, err := o.corpus()
+	if err != nil {
+		return nil, err
+	}
+	n := len(c.replayable())
+	prog := o.progress((fitIterations + 4) * n)
+	var groups []*group
+	for _, gen := range c.generations() {
+		idx := c.ofGeneration(gen)
+		gpu := c.points[idx[0]].cfg.GPU
+		g := c.newGroup(gen, idx, priorOf(gpu), priorOf(gpu))
+		if err := c.settle(g, fitIterations, prog); err != nil {
+			return nil, fmt.Errorf("fitting %s: %w", gen, err)
+		}
+		groups = append(groups, g)
+	}
+	fallback, err := c.fitFallback(groups, prog)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		c.setPredictions(g)
+	}
+	if err := c.crossValidate(groups, fallback, prog); err != nil {
+		return nil, err
+	}
+	sb := c.scoreboard()
+	for _, g := range append(groups, fallback) {
+		f := c.fitOf(g)
+		f.CVTPOT, f.CVTTFT = sb.CVMAPE[MetricTPOT], sb.CVMAPE[MetricTTFT]
+		for _, r := range sb.Regimes {
+			if r.Kind == "generation" && r.Name == g.name {
+				f.CVTPOT, f.CVTTFT = r.CVMAPE[MetricTPOT], r.CVMAPE[MetricTTFT]
+			}
+		}
+		sb.Fits = append(sb.Fits, f)
+	}
+	return sb, nil
+}
+
+func (o *Options) corpus() (*corpus, error) {
+	recs, err := ReadCorpus(o.Corpus)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	cat := o.Catalog
+	if cat == nil {
+		if cat, err = profiles.Embedded(); err != nil {
+			return nil, err
+		}
+	}
+	c := newCorpus(cat, recs, o.Workers)
+	c.hold = o.Hold
+	if c.hold == nil {
+		c.hold = DefaultHold
+	}
+	if err := CheckHold(c.hold); err != nil {
+		return nil, err
+	}
+	if len(c.replayable()) == 0 {
+		return nil, inputError{fmt.Errorf("--corpus %s: none of its %d records can be replayed", o.Corpus, len(recs))}
+	}
+	return c, nil
+}
+
+// progress is a thread-safe counter over total replays.
+func (o *Options) progress(total int) func() {
+	var mu sync.Mutex
+	done := 0
+	return func() {
+		if o.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		o.Progress(min(done, total), total)
+	}
+}
+
+// ofGeneration is the indices of the replayable points of gen.
+func (c *corpus) ofGeneration(gen string) []int {
+	var idx []int
+	for _, i := range c.replayable() {
+		if c.points[i].Generation == gen {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// groupsAtProfiles traces every point at its profile's coefficients and
+// groups them by generation, with the fallback group of every row.
+func (c *corpus) groupsAtProfiles(prog func()) ([]*group, *group, error) {
+	var groups []*group
+	first := c.points[c.replayable()[0]].cfg
+	all := c.newGroup(fallbackName, c.replayable(), first.Step, priorOf(first.GPU))
+	for _, gen := range c.generations() {
+		idx := c.ofGeneration(gen)
+		cfg := c.points[idx[0]].cfg
+		g := c.newGroup(gen, idx, cfg.Step, priorOf(cfg.GPU))
+		if err := c.retraceWith(g, func(p *Point) profiles.StepCoefficients { return p.cfg.Step }, prog); err != nil {
+			return nil, nil, err
+		}
+		c.setPredictions(g)
+		all.rows = append(all.rows, g.rows...)
+		groups = append(groups, g)
+	}
+	return groups, all, nil
+}
+
+// fitFallback fits every point together: the generations' rows solved at
+// once, then re-simulated at that fit and solved again.
+func (c *corpus) fitFallback(groups []*group, prog func()) (*group, error) {
+	idx := c.replayable()
+	gpu := c.points[idx[0]].cfg.GPU
+	all := c.newGroup(fallbackName, idx, priorOf(gpu), priorOf(gpu))
+	for _, g := range groups {
+		all.rows = append(all.rows, g.rows...)
+	}
+	x, err := solve(all.rows, all.x, all.prior, all.free)
+	if err != nil {
+		return nil, err
+	}
+	all.x = x
+	if err := c.retrace(all, prog); err != nil {
+		return nil, err
+	}
+	if all.x, err = solve(all.rows, all.x, all.prior, all.free); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// setPredictions records the group's last traces as its points'
+// predictions.
+func (c *corpus) setPredictions(g *group) {
+	for _, i := range g.idx {
+		p, tr := c.points[i], g.trace[i]
+		p.Pred = tr.Pred
+		p.Pairs = map[string]Pair{}
+		for m, pr := range pairs(p.Record, &tr.Pred) {
+			if p.excluded(m) == "" {
+				p.Pairs[m] = pr
+			}
+		}
+	}
+}
+
+func (c *corpus) scoreboard() *Scoreboard { return score(c.points) }
+
+// fitOf describes a group's fit.
+func (c *corpus) fitOf(g *group) profiles.StepFit {
+	f := profiles.StepFit{Generation: g.name, Points: len(g.idx), Step: withParams(priorOf(c.points[g.idx[0]].cfg.GPU), g.x)}
+	gpus, deps := map[string]bool{}, map[string]bool{}
+	for _, i := range g.idx {
+		gpus[c.points[i].cfg.GPU.Name] = true
+		deps[c.points[i].Deployment] = true
+	}
+	f.GPUs = slices.Sorted(maps.Keys(gpus))
+	f.Deployments = len(deps)
+	if g.name != fallbackName {
+		f.Coverage = c.coverage(g.idx)
+	}
+	return f
+}
+
+// coverage is, per GPU of the points idx, what they span: the TP sizes,
+// dense or MoE, the weight formats and the largest load.
+func (c *corpus) coverage(idx []int) []profiles.Coverage {
+	by := map[string]*profiles.Coverage{}
+	for _, i := range idx {
+		p := c.points[i]
+		cv := by[p.cfg.GPU.Name]
+		if cv == nil {
+			cv = &profiles.Coverage{GPU: p.cfg.GPU.Name}
+			by[p.cfg.GPU.Name] = cv
+		}
+		cv.Points++
+		if !slices.Contains(cv.TP, p.Record.TP) {
+			cv.TP = append(cv.TP, p.Record.TP)
+		}
+		if a := p.regimeOf("architecture"); !slices.Contains(cv.Architectures, a) {
+			cv.Architectures = append(cv.Architectures, a)
+		}
+		if w := p.cfg.WeightFormat(); !slices.Contains(cv.Weights, w) {
+			cv.Weights = append(cv.Weights, w)
+		}
+		cv.MaxConcurrency = max(cv.MaxConcurrency, int(math.Round(p.load())))
+	}
+	var out []profiles.Coverage
+	for _, name := range slices.Sorted(maps.Keys(by)) {
+		cv := by[name]
+		slices.Sort(cv.TP)
+		slices.Sort(cv.Architectures)
+		slices.Sort(cv.Weights)
+		out = append(out, *cv)
+	}
+	return out
+}
+
+// paramNames lists the fit's coefficients.
+func paramNames() string {
+	names := make([]string, len(params))
+	for k, p := range params {
+		names[k] = p.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// CheckHold checks --hold's coefficient names.
+func CheckHold(names []string) error {
+	for _, h := range names {
+		if !slices.ContainsFunc(params, func(p param) bool { return p.name == h }) {
+			return inputError{fmt.Errorf("--hold: unknown coefficient %q (valid: %s)", h, paramNames())}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package fidelity
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+func testRecord() Record {
+	return Record{
+		ID: "t-replay", Source: "test", Ref: Ref{URL: "https://example.org"}, Model: "qwen3-8b", GPU: "h100-sxm", TP: 1,
+		VLLMVersion: "0.11.0",
+		Workload: Load{Dataset: "random", InputLen: Length{Min: 800, Max: 1000}, OutputLen: Length{Min: 90, Max: 110},
+			NumPrompts: 40},
+		Concurrency: 4,
+		Measured:    Metrics{TPOT: Stat{Mean: 8}, TTFT: Stat{Mean: 60}},
+	}
+}
+
+// TestRequestsFollowTheSource: lengths stay in the source's range and are
+// the same every time (seeded by the id); an open loop arrives at the
+// rate, a burst all at once; distinct prompts repeat with their prefix.
+func TestRequestsFollowTheSource(t *testing.T) {
+	r := testRecord()
+	a, err := requests(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := requests(&r)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("two draws of one record differ")
+		}
+		if p, o := a[i].PromptTokens, a[i].AnswerTokens; p < 800 || p > 1000 || o < 90 || o > 110 || a[i].ArrivalS != 0 {
+			t.Fatalf("request %d: prompt %d, output %d, arrival %v outside the record", i, p, o, a[i].ArrivalS)
+		}
+	}
+
+	r.Concurrency, r.RequestRate, r.Workload.NumPrompts = 0, 5, 1000
+	open, _ := requests(&r)
+	if rate := float64(len(open)-1) / open[len(open)-1].ArrivalS; math.Abs(rate-5) > 0.5 {
+		t.Errorf("open loop at 5 req/s arrives at %.2f req/s", rate)
+	}
+	r.RequestRate = -1
+	burst, _ := requests(&r)
+	if len(burst) != 1000 || burst[999].ArrivalS != 0 {
+		t.Errorf("burst: %d requests, last at %v; want 1000 at 0", len(burst), burst[999].ArrivalS)
+	}
+
+	r.RequestRate, r.Workload.DistinctPrompts, r.Workload.NumPrompts = 5, 3, 10
+	cyc, _ := requests(&r)
+	for i := 3; i < len(cyc); i++ {
+		if cyc[i].PromptTokens != cyc[i%3].PromptTokens || cyc[i].PrefixID != cyc[i%3].PrefixID || cyc[i].PrefixTokens != cyc[i].PromptTokens {
+			t.Fatalf("request %d does not repeat prompt %d whole: %+v vs %+v", i, i%3, cyc[i], cyc[i%3])
+		}
+	}
+}
+
+// TestDefaultPrompts: a closed loop sends at most ten a stream (at least
+// 50), an open loop at most 1,000, a burst every prompt.
+func TestDefaultPrompts(t *testing.T) {
+	for _, c := range []struct {
+		conc    int
+		rate    float64
+		n, want int
+	}{{1, 0, 1000, 50}, {64, 0, 640, 640}, {64, 0, 0, 640}, {0, 2, 5000, 1000}, {0, -1, 5000, 5000}, {0, 2, 0, 200}} {
+		r := Record{Concurrency: c.conc, RequestRate: c.rate, Workload: Load{NumPrompts: c.n}}
+		if got := defaultPrompts(&r); got != c.want {
+			t.Errorf("concurrency %d rate %v prompts %d: replay sends %d, want %d", c.conc, c.rate, c.n, got, c.want)
+		}
+	}
+}
+
+// TestVLLMVersionFromDate: a nightly replays as the release before its
+// date; a named release as itself.
+func TestVLLMVersionFromDate(t *testing.T) {
+	for _, c := range []struct{ version, date, want string }{
+		{"v0.11.0", "2026-05-01", "0.11.0"},
+		{"nightly-e2fa2859", "2026-08-07", "0.26.1"},
+		{"nightly-5e35a6f4", "2026-05-20", "0.21.0"},
+		{"custom", "2025-12-20", "0.13.0"},
+		{"", "", ""},
+	} {
+		r := Record{VLLMVersion: c.version, Date: c.date}
+		if got := vllmVersion(&r); got != c.want {
+			t.Errorf("%q on %s: %q, want %q", c.version, c.date, got, c.want)
+		}
+	}
+}
+
+// TestTraceGradient: the trace's gradient is the replay's sensitivity. The
+// step time is homogeneous of degree one in the parameters, so in a closed
+// loop that never idles TPOT is Σ gradient × parameter; and nudging one
+// coefficient moves the re-simulated TPOT and TTFT as the gradient says.
+func TestTraceGradient(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord()
+	cfg, skip := config(cat, &r)
+	if skip != "" {
+		t.Fatal(skip)
+	}
+	tr, err := trace(cfg, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := paramsOf(cfg.Step)
+	sum := 0.0
+	for k := range x {
+		sum += tr.Grad[MetricTPOT][k] * x[k]
+	}
+	if e := math.Abs(sum-tr.Pred.TPOT.Mean) / tr.Pred.TPOT.Mean; e > 0.01 {
+		t.Errorf("Σ gradient × parameter = %.4f ms, TPOT %.4f ms (%.2f%% apart)", sum, tr.Pred.TPOT.Mean, 100*e)
+	}
+	// TPOT in the closed loop of four; TTFT alone (concurrency 1, a long
+	// prompt): with others decoding, a request's wait for the step under
+	// way depends on where in it the request lands, which a small change
+	// of the coefficients shifts in a deterministic replay.
+	alone := r
+	alone.ID, alone.Concurrency = "t-alone", 1
+	alone.Workload.InputLen = Length{Min: 4000, Max: 4000}
+	trAlone, err := trace(cfg, &alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"per_layer_overhead_us", "weight_bandwidth_efficiency", "compute_efficiency", "api_request_overhead_ms", "api_prompt_token_us"} {
+		k := paramIndex(t, name)
+		nudged := append([]float64(nil), x...)
+		delta := 0.05 * max(math.Abs(x[k]), 1)
+		nudged[k] += delta
+		c2 := cfg
+		c2.Step = withParams(cfg.Step, nudged)
+		for _, check := range []struct {
+			m    string
+			rec  *Record
+			base *Trace
+		}{{MetricTPOT, &r, tr}, {MetricTTFT, &alone, trAlone}} {
+			tr2, err := trace(c2, check.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := meanOf(check.m, &tr2.Pred) - meanOf(check.m, &check.base.Pred)
+			want := check.base.Grad[check.m][k] * delta
+			if math.Abs(got-want) > 0.05*math.Abs(want)+1e-4 {
+				t.Errorf("%s +%.3g: %s moves %.4f ms, the gradient says %.4f", name, delta, check.m, got, want)
+			}
+		}
+	}
+	if tr.Grad[MetricTTFT][paramIndex(t, "api_prompt_token_us")] < 0.8e-3 {
+		t.Error("TTFT does not grow with api_prompt_token_us by about a microsecond a prompt token")
+	}
+}
+
+func paramIndex(t *testing.T, name string) int {
+	t.Helper()
+	for k, p := range params {
+		if p.name == name {
+			return k
+		}
+	}
+	t.Fatalf("no parameter %s", name)
+	return -1
+}
+
+// TestConfigSkips: records thinkcap cannot replay say why.
+func TestConfigSkips(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		edit func(*Record)
+		want string
+	}{
+		{func(r *Record) { r.Model = "no/such-model" }, "no model profile"},
+		{func(r *Record) { r.GPU = "TPU v6" }, "no GPU profile"},
+		{func(r *Record) { r.Quantization = "gptq" }, "quantization gptq not modelled"},
+		{func(r *Record) { r.DP = 2 }, "data parallel"},
+		{func(r *Record) { r.TP = 3 }, "config:"},
+	} {
+		r := testRecord()
+		c.edit(&r)
+		if _, skip := config(cat, &r); skip == "" || !strings.Contains(skip, c.want) {
+			t.Errorf("skip %q, want it to say %q", skip, c.want)
+		}
+	}
+	// fp4 is nvfp4 for most checkpoints, mxfp4 (the profile's own) for gpt-oss.
+	r := testRecord()
+	r.Model, r.Quantization = "openai/gpt-oss-120b", "fp4"
+	if cfg, skip := config(cat, &r); skip != "" || cfg.Quantization != "" {
+		t.Errorf("gpt-oss fp4: quantization %q, skip %q; want the profile's mxfp4 experts", cfg.Quantization, skip)
+	}
+	r.Model = "nvidia/Llama-3.3-70B-Instruct-FP4"
+	r.TP = 2
+	if cfg, skip := config(cat, &r); skip != "" || cfg.Quantization != "nvfp4" || cfg.Model.Name != "llama-3.1-70b" {
+		t.Errorf("Llama 3.3 FP4: %s %q, skip %q; want llama-3.1-70b nvfp4", cfg.Model.Name, cfg.Quantization, skip)
+	}
+}

@@ -1,0 +1,91 @@
+package fidelity
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// fitDigits is how many significant digits a fitted coefficient keeps:
+// the fit stops when no parameter moves by 0.2 %, so a fourth digit is
+// the last it determines.
+const fitDigits = 4
+
+// StepFitsYAML is the scoreboard's fits as a profiles file (a step_fits:
+// list, as profiles/data/step-fit.yaml), headed by the fit's provenance:
+// the corpus, when, how many points of which sources, and the
+// cross-validated errors.
+func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) {
+	if len(sb.Fits) == 0 {
+		return nil, fmt.Errorf("no step fits to write")
+	}
+	fits := make([]profiles.StepFit, len(sb.Fits))
+	for i, f := range sb.Fits {
+		for _, fp := range profiles.StepFields {
+			v := fp.Value(&f.Step)
+			*v = round(*v, fitDigits)
+		}
+		f.CVTPOT, f.CVTTFT = round(f.CVTPOT, 3), round(f.CVTTFT, 3)
+		fits[i] = f
+	}
+	var node yaml.Node
+	if err := node.Encode(struct {
+		StepFits []profiles.StepFit `yaml:"step_fits"`
+	}{fits}); err != nil {
+		return nil, err
+	}
+	node.HeadComment = fmt.Sprintf(`Step-time coefficients fitted on the measurement corpus by
+  thinkcap calibrate --corpus %s --out <this file>
+on %s: %d load points replayed of %d records, from %d sources.
+Each generation's coefficients are fitted on its own points (efficiencies
+are fractions of each GPU's datasheet peaks, so a generation's GPUs share
+them); "all" is fitted on every point, for a GPU whose generation has none.
+cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
+errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
+%.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
+		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
+		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteStepFits writes StepFitsYAML to path.
+func WriteStepFits(path string, sb *Scoreboard, corpus string) error {
+	data, err := StepFitsYAML(sb, corpus, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return inputError{fmt.Errorf("--out: %w", err)}
+	}
+	return nil
+}
+
+func round(v float64, digits int) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+// inputError marks an error of the user's input (a file that cannot be
+// written, a corpus that cannot be read): a command exits 2 on it.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
+func (inputError) BadInput() bool  { return true }

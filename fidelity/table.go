@@ -1,0 +1,142 @@
+package fidelity
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/thinkcap/thinkcap/analysis"
+)
+
+// metricLabels are the metrics as the tables name them.
+var metricLabels = map[string]string{MetricTPOT: "TPOT/ITL", MetricTTFT: "TTFT", MetricThroughput: "throughput"}
+
+// WriteTable prints the scoreboard: the errors per metric, per regime and
+// per deployment, the fits when calibrating, the records skipped with
+// their reasons, and with rows every point.
+func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
+	fmt.Fprintf(w, "thinkcap fidelity: %d of %d corpus records replayed, from %d sources; errors are mean absolute relative errors,\n",
+		sb.Points, sb.Records, sb.Sources)
+	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it\n\n")
+	t := analysis.NewLabeledTable(w, 1, "metric", "points", "error", "cv error")
+	for _, m := range Metrics3 {
+		n := 0
+		for _, r := range sb.Rows {
+			if _, ok := r.Metrics[m]; ok {
+				n++
+			}
+		}
+		if err := t.Append([]string{metricLabels[m], fmt.Sprint(n), pct(sb.MAPE, m), pct(sb.CVMAPE, m)}); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := writeRegimes(w, "regime", sb.Regimes); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := writeRegimes(w, "deployment", sb.Deployments); err != nil {
+		return err
+	}
+	if len(sb.Fits) > 0 {
+		fmt.Fprintln(w)
+		if err := writeFits(w, sb); err != nil {
+			return err
+		}
+	}
+	if len(sb.Skipped) > 0 {
+		fmt.Fprintln(w)
+		t := analysis.NewLabeledTable(w, 1, "not replayed", "records")
+		for _, s := range sb.Skipped {
+			if err := t.Append([]string{s.Reason, fmt.Sprint(s.Records)}); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if rows {
+		fmt.Fprintln(w)
+		return writeRows(w, sb)
+	}
+	return nil
+}
+
+func writeRegimes(w io.Writer, label string, rs []Regime) error {
+	t := analysis.NewLabeledTable(w, 2, label, "", "points", "TPOT", "TPOT cv", "TTFT", "TTFT cv", "throughput", "thr. cv")
+	for _, r := range rs {
+		kind := r.Kind
+		if label == "deployment" {
+			kind = ""
+		}
+		if err := t.Append([]string{kind, r.Name, fmt.Sprint(r.Points),
+			pct(r.MAPE, MetricTPOT), pct(r.CVMAPE, MetricTPOT), pct(r.MAPE, MetricTTFT), pct(r.CVMAPE, MetricTTFT),
+			pct(r.MAPE, MetricThroughput), pct(r.CVMAPE, MetricThroughput)}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func writeFits(w io.Writer, sb *Scoreboard) error {
+	header := []string{"coefficient"}
+	for _, f := range sb.Fits {
+		header = append(header, f.Generation)
+	}
+	t := analysis.NewLabeledTable(w, 1, header...)
+	add := func(name string, v func(i int) string) error {
+		row := []string{name}
+		for i := range sb.Fits {
+			row = append(row, v(i))
+		}
+		return t.Append(row)
+	}
+	if err := add("points (deployments)", func(i int) string {
+		return fmt.Sprintf("%d (%d)", sb.Fits[i].Points, sb.Fits[i].Deployments)
+	}); err != nil {
+		return err
+	}
+	for _, p := range params {
+		if err := add(p.name, func(i int) string {
+			s := sb.Fits[i].Step
+			return fmt.Sprintf("%.4g", *p.field(&s))
+		}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func writeRows(w io.Writer, sb *Scoreboard) error {
+	rows := append([]Row(nil), sb.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+	t := analysis.NewLabeledTable(w, 1, "point", "conc.", "TPOT ms", "pred.", "err", "TTFT ms", "pred.", "err", "tok/s", "pred.", "err")
+	for _, r := range rows {
+		row := []string{r.ID, fmt.Sprintf("%.0f", r.Concurrency)}
+		for _, m := range Metrics3 {
+			v, ok := r.Metrics[m]
+			if !ok {
+				row = append(row, "-", "-", "-")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.4g", v.Measured), fmt.Sprintf("%.4g", v.Predicted), fmt.Sprintf("%+.1f%%", 100*v.Err))
+		}
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// pct is a metric's error as a percentage, "-" when no point has it.
+func pct(m map[string]float64, metric string) string {
+	v, ok := m[metric]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
