@@ -3,7 +3,7 @@ GO ?= go
 # The whole-run simulation benchmarks run once each; micro-benchmarks run 1 s.
 BENCHTIME ?= 1x
 
-.PHONY: build test bench lint run fuzz samples
+.PHONY: build test bench lint run fuzz samples fidelity refit
 
 build:
 	$(GO) build -o bin/thinkcap ./cmd/thinkcap
@@ -24,6 +24,14 @@ lint:
 
 run:
 	$(GO) run ./cmd/thinkcap simulate
+
+# The measurement corpus (testdata/measured) replayed: the scoreboard and its plot.
+fidelity:
+	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --plot fidelity.png
+
+# Refit the step-time coefficients per GPU generation on the corpus (minutes).
+refit:
+	$(GO) run ./cmd/thinkcap calibrate --corpus testdata/measured --out profiles/data/step-fit.yaml
 
 # Longer fuzzing of every parser (not part of `make test`).
 FUZZTIME ?= 30s
@@ -50,6 +58,7 @@ fuzz:
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseThresholds -fuzztime $(FUZZTIME)
 	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
+	$(GO) test ./fidelity -run '^$$' -fuzz FuzzReadRecords -fuzztime $(FUZZTIME)
 
 # Rewrite the sample data in testdata/ (a test checks it matches).
 samples:

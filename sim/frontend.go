@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // This file is the API server's own time: a request reaches the engine
 // only after vLLM's front end has taken it in (HTTP, request processing and
 // tokenisation in vllm/entrypoints/openai/serving_*.py and
@@ -33,21 +31,69 @@ type inTransit struct {
 }
 
 // transitHeap orders requests in the front end by when they reach their
-// engine (then by request, so simultaneous ones keep their order).
+// engine (then by request, so simultaneous ones keep their order). A typed
+// binary heap: container/heap would box every request it holds.
 type transitHeap []inTransit
 
-func (h transitHeap) Len() int { return len(h) }
-func (h transitHeap) Less(i, j int) bool {
+func (h transitHeap) less(i, j int) bool {
 	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].s.idx < h[j].s.idx
 }
-func (h transitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *transitHeap) Push(x any)   { *h = append(*h, x.(inTransit)) }
-func (h *transitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = inTransit{}
-	*h = old[:len(old)-1]
+
+func (h *transitHeap) push(x inTransit) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+// remove takes out the element at i and returns it.
+func (h *transitHeap) remove(i int) inTransit {
+	q := *h
+	x := q[i]
+	last := len(q) - 1
+	q[i] = q[last]
+	q[last] = inTransit{}
+	q = q[:last]
+	*h = q
+	if i < len(q) {
+		q.down(i)
+		q.up(i)
+	}
 	return x
+}
+
+func (h transitHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h transitHeap) down(i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // next is when the first request in transit reaches its engine, or never.
@@ -68,7 +114,7 @@ func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
 		e.enqueue(s, t)
 		return e
 	}
-	heap.Push(&c.transit, inTransit{t + d, s, e})
+	c.transit.push(inTransit{t + d, s, e})
 	e.inTransit++
 	return nil
 }
@@ -76,7 +122,7 @@ func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
 // land delivers the first request in transit to its engine, which it
 // returns.
 func (c *cluster) land() *engine {
-	x := heap.Pop(&c.transit).(inTransit)
+	x := c.transit.remove(0)
 	x.e.inTransit--
 	x.e.enqueue(x.s, x.at)
 	return x.e

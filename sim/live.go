@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"container/heap"
-
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -110,7 +108,8 @@ func (l *Live) Cancel(h Handle, t int64) {
 	l.AdvanceTo(t)
 	e := l.c.engines[s.replica]
 	if i := l.c.transit.find(s); i >= 0 {
-		heap.Remove(&l.c.transit, i)
+		l.c.transit.remove(i)
+		e.inTransit--
 	} else if !e.waiting.remove(s) {
 		for i, x := range e.running {
 			if x == s {
