@@ -10,11 +10,11 @@ import (
 // by name, as `thinkcap profiles` prints them.
 func (c *Catalog) WriteTable(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "GPU\tMEMORY\tBANDWIDTH\tBF16\tFP8\tLINK\t$/H")
+	fmt.Fprintln(w, "GPU\tMEMORY\tBANDWIDTH\tBF16\tFP8\tLINK\t$/H\tSTEP COEFFICIENTS")
 	for _, name := range c.GPUNames() {
 		g := c.GPUs[name]
-		fmt.Fprintf(w, "%s\t%.1f GiB\t%.0f GB/s\t%.0f TF\t%.0f TF\t%.0f GB/s\t%.2f\n",
-			g.Name, g.MemoryGiB, g.MemoryBandwidthGBps, g.BF16TFLOPS, g.FP8TFLOPS, g.InterconnectGBps, g.PricePerHour)
+		fmt.Fprintf(w, "%s\t%.1f GiB\t%.0f GB/s\t%.0f TF\t%.0f TF\t%.0f GB/s\t%.2f\t%s\n",
+			g.Name, g.MemoryGiB, g.MemoryBandwidthGBps, g.BF16TFLOPS, g.FP8TFLOPS, g.InterconnectGBps, g.PricePerHour, g.StepSource)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MODEL\tHF NAME\tPARAMS\tACTIVE\tLAYERS\tKV HEADS\tMAX LEN\tREASONING")

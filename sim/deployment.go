@@ -74,6 +74,9 @@ func (o *DeploymentOptions) CheckValues() error {
 			errs = append(errs, CheckFlagChoice(ch.flag, ch.v))
 		}
 	}
+	if o.given("async-scheduling") && o.given("no-async-scheduling") {
+		errs = append(errs, errors.New("--async-scheduling and --no-async-scheduling contradict each other: give one"))
+	}
 	if o.given("vllm-version") {
 		_, err := ParseVLLMVersion(c.VLLMVersion)
 		errs = append(errs, err)

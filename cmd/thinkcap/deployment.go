@@ -37,6 +37,8 @@ type deploymentFlags struct {
 	seed         int64
 	vllmVersion  string
 	entryPoint   string
+	async        bool // --async-scheduling
+	noAsync      bool // --no-async-scheduling
 	// set is the flag set the flags were registered in: which were given
 	// (a flag given as 0 is checked, not taken for vLLM's default).
 	set *pflag.FlagSet
@@ -69,6 +71,8 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")
 	fs.StringVar(&f.vllmVersion, "vllm-version", sim.DefaultVLLMVersion, "vLLM release whose startup memory profile sizes the KV cache (and its defaults)")
 	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench); their batch defaults differ")
+	fs.BoolVar(&f.async, "async-scheduling", false, "schedule the next step while the GPU runs this one (vLLM's default from 0.14; default: --vllm-version's)")
+	fs.BoolVar(&f.noAsync, "no-async-scheduling", false, "schedule each step after the last one's outputs (vLLM's default before 0.14)")
 }
 
 // options are the flags as the simulator's deployment options.
@@ -86,9 +90,24 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			MaxModelLen: f.maxModelLen, BlockSize: f.blockSize, DisablePrefixCaching: !f.prefixCache,
 			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
-			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint,
+			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
 		},
 	}
+}
+
+// asyncScheduling is --async-scheduling or --no-async-scheduling as given,
+// nil for --vllm-version's default (both given: CheckValues refuses them).
+func (f *deploymentFlags) asyncScheduling() *bool {
+	given := changed(f.set)
+	switch {
+	case given("no-async-scheduling") && f.noAsync:
+		off := false
+		return &off
+	case given("async-scheduling"):
+		on := f.async
+		return &on
+	}
+	return nil
 }
 
 // changed reports which flags of fs were given; none when fs is nil.
