@@ -165,7 +165,11 @@ func (c *Config) Resolve() error {
 		}
 	}
 
-	c.Step = g.Step.Merge(c.Step)
+	// A config without step coefficients takes the GPU profile's; one with
+	// them keeps every one, zeros included (a fitted coefficient may be 0).
+	if c.Step == (profiles.StepCoefficients{}) {
+		c.Step = g.Step
+	}
 	return errors.Join(errs...)
 }
 

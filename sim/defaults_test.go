@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkcap/thinkcap/profiles"
 )
 
 func TestResolveDefaults(t *testing.T) {
@@ -53,15 +52,19 @@ func TestResolveBatchDefaults(t *testing.T) {
 
 func TestResolveMLABlockSizeAndStepMerge(t *testing.T) {
 	gpu := refGPU(t, "h200")
-	c := refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8,
-		Step: profiles.StepCoefficients{StepOverheadMs: 2.5}})
+	c := refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8})
 	if c.BlockSize != 64 {
 		t.Errorf("MLA BlockSize = %d; want 64 (FlashMLA)", c.BlockSize)
 	}
-	want := gpu.Step
-	want.StepOverheadMs = 2.5
-	if c.Step != want {
-		t.Errorf("Step = %+v; want the GPU's with step_overhead_ms 2.5", c.Step)
+	if c.Step != gpu.Step {
+		t.Errorf("Step = %+v; want the GPU's when the config has none", c.Step)
+	}
+	// A config with coefficients keeps every one of them, zeros included:
+	// a fit may set a coefficient to 0, which is not "unset".
+	own := gpu.Step
+	own.PerLayerOverheadUs, own.APIRequestOverheadMs = 0, 0
+	if c = refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, Step: own}); c.Step != own {
+		t.Errorf("Step = %+v; want the config's own, zeros kept", c.Step)
 	}
 	c = refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, BlockSize: 128})
 	if c.BlockSize != 128 {

@@ -45,6 +45,7 @@ func TestTransitHeapOrder(t *testing.T) {
 // profile's per request and per prompt token.
 func TestAPIServerTime(t *testing.T) {
 	cfg := benchConfig(t)
+	cfg.Step = cfg.GPU.Step
 	cfg.Step.APIRequestOverheadMs, cfg.Step.APIPromptTokenUs = 20, 10
 	reqs := make([]workload.Request, 200)
 	for i := range reqs {
