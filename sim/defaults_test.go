@@ -3,7 +3,6 @@ package sim
 import (
 	"strings"
 	"testing"
-
 )
 
 func TestResolveDefaults(t *testing.T) {
