@@ -49,6 +49,7 @@ func Metrics() []Metric {
 		get         func(*Summary) Stat
 	}{
 		{"ttft", "TTFT", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFT }},
+		{"ttft_engine", "TTFT (engine)", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFTEngine }},
 		{"ttfa", "TTFA", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFA }},
 		{"tpot", "TPOT", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.TPOT }},
 		{"itl", "ITL", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.ITL }},
@@ -86,6 +87,7 @@ func DefaultTolerances() map[string]float64 {
 	return map[string]float64{
 		"throughput_requests": 0.05, "throughput_tokens": 0.05,
 		"ttft_p50": 0.25, "ttft_p90": 0.30, "ttft_p99": 0.50,
+		"ttft_engine_mean": 0.25,
 		"ttfa_p50": 0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
 		"tpot_mean": 0.10, "tpot_p50": 0.10, "tpot_p90": 0.15, "tpot_p99": 0.20,
 		"itl_mean": 0.10,

@@ -62,6 +62,7 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 		TPOT:  Describe(lat.TPOT),
 		E2E:   Describe(lat.E2E),
 		Queue: Describe(lat.Queue),
+		TTFTEngine: Describe(lat.TTFTEngine),
 	}
 	s.Tokens = TokenStats{
 		Think:  Describe(think),
@@ -77,6 +78,7 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 // them show the table's quantiles.
 type LatencySamples struct {
 	TTFT, TTFA, TPOT, E2E, Queue []float64
+	TTFTEngine                   []float64 // results that know it (simulations)
 }
 
 // SampleLatencies collects the latencies of the completed results.
@@ -98,6 +100,9 @@ func (l *LatencySamples) add(r *workload.Result) {
 	if r.After == "" {
 		l.TTFT = append(l.TTFT, r.TTFTS)
 		l.Queue = append(l.Queue, r.QueueS)
+		if r.TTFTEngineS > 0 {
+			l.TTFTEngine = append(l.TTFTEngine, r.TTFTEngineS)
+		}
 	}
 	if !r.Continued {
 		l.E2E = append(l.E2E, r.E2ES)

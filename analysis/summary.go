@@ -124,6 +124,11 @@ type Latencies struct {
 	ITL   Stat `json:"itl"`
 	E2E   Stat `json:"e2e"`
 	Queue Stat `json:"queue"`
+	// TTFTEngine is the engine's part of TTFT (vllm:time_to_first_token_seconds):
+	// from the request reaching the engine, without the API server's time
+	// and the network. A simulation's from its results; a load test's from
+	// the server's histogram over the window (null when not scraped).
+	TTFTEngine Stat `json:"ttft_engine"`
 }
 
 // TokenStats are per-request token counts of completed requests.

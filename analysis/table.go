@@ -126,6 +126,7 @@ func writeLatency(w io.Writer, s *Summary) error {
 		zeroOK bool
 	}{
 		{"TTFT", l.TTFT, false},
+		{"TTFT (engine)", l.TTFTEngine, false},
 		{"TTFA", l.TTFA, false},
 		{"TPOT", l.TPOT, false},
 		{"ITL", l.ITL, false},

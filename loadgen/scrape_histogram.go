@@ -81,10 +81,10 @@ type HistogramStats struct {
 // per-bucket increases between consecutive samples, a decrease (or a
 // change of buckets) counting as a reset from zero as for counters. ok is
 // false when no sample had the histogram.
-func histogramIncrease(w []Sample, resets []bool) (inc Histogram, ok bool) {
+func histogramIncrease(w []Sample, resets []bool, of func(*Sample) *Histogram) (inc Histogram, ok bool) {
 	var prev *Histogram
 	for i := range w {
-		h := w[i].QueueTime
+		h := of(&w[i])
 		if h == nil {
 			continue
 		}

@@ -31,6 +31,7 @@ const (
 	metricSpecAcceptedByPos = vllmapi.MetricSpecDecodeNumAcceptedTokensPerPosTotal
 
 	metricQueueTime = vllmapi.MetricRequestQueueTimeSeconds
+	metricTTFT      = vllmapi.MetricTimeToFirstTokenSeconds
 )
 
 // scrapeNames lists the family names to try for an exposed metric, in

@@ -102,7 +102,7 @@ func familyOfMetaLine(line []byte) (string, bool) {
 // readFamilies are the families whose values a Snapshot holds; the rest
 // are only noted as present.
 var readFamilies = func() map[string]bool {
-	m := map[string]bool{metricCacheConfig: true, metricQueueTime: true}
+	m := map[string]bool{metricCacheConfig: true, metricQueueTime: true, metricTTFT: true}
 	for _, n := range []string{metricRunning, metricWaiting, metricKVUsage, metricPreemptions,
 		metricPromptTokens, metricGenerationTokens, metricRequestSuccess, metricPrefixQueries,
 		metricPrefixHits, metricSpecDrafts, metricSpecDraftTokens, metricSpecAccepted, metricSpecAcceptedByPos} {
@@ -284,6 +284,13 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 		if h := histogramFrom(fam); h != nil {
 			s.QueueTime = h
 			s.Present |= FieldQueueTime
+		}
+	}
+
+	if fam := fams[metricTTFT]; fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
+		if h := histogramFrom(fam); h != nil {
+			s.TTFT = h
+			s.Present |= FieldTTFT
 		}
 	}
 

@@ -91,7 +91,7 @@ func TestParseMetricsPartialDump(t *testing.T) {
 		t.Fatalf("ParseMetrics: %v", err)
 	}
 	want := FieldRunning | FieldWaiting | FieldKVUsage | FieldPreemptions | FieldPromptTokens |
-		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess
+		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess | FieldTTFT
 	if s.Present != want {
 		t.Errorf("Present = %b, want %b", s.Present, want)
 	}
@@ -263,7 +263,7 @@ func TestNameConstantsCoverV026(t *testing.T) {
 		t.Errorf("Families = %v\nwant %v", s.Families, names)
 	}
 	want := FieldRunning | FieldWaiting | FieldKVUsage | FieldPreemptions | FieldPromptTokens |
-		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess | FieldCacheConfig | FieldQueueTime
+		FieldGenerationTokens | FieldPrefixQueries | FieldPrefixHits | FieldRequestSuccess | FieldCacheConfig | FieldQueueTime | FieldTTFT
 	if s.Present != want {
 		t.Errorf("Present = %b, want %b", s.Present, want)
 	}

@@ -55,6 +55,11 @@ type Snapshot struct {
 	// vllm/v1/metrics/loggers.py; vllm-facts §4.4), summed over engines;
 	// nil when not exposed.
 	QueueTime *Histogram
+	// TTFT is the histogram vllm:time_to_first_token_seconds (the
+	// server's TTFT, from the request's arrival in the API server's
+	// processor, without HTTP and the network), summed over engines; nil
+	// when not exposed.
+	TTFT *Histogram
 
 	// Engines is the number of distinct `engine` labels on the scheduler
 	// gauges (1 for servers without that label, 0 when none was seen).
@@ -86,6 +91,7 @@ const (
 	FieldRequestSuccess
 	FieldCacheConfig
 	FieldQueueTime
+	FieldTTFT
 )
 
 // Has reports whether the server exposed every quantity in f.

@@ -41,6 +41,10 @@ type Telemetry struct {
 	// and quantiles. Nil when the server exposed no such histogram or no
 	// request left the queue in the window: a Queue row of "-", not 0.
 	QueueTime *HistogramStats `json:"queue_time,omitempty"`
+	// TTFT is vllm:time_to_first_token_seconds over the window: the server's
+	// TTFT of the requests that got their first token in it; nil when no
+	// scrape had it.
+	TTFT *HistogramStats `json:"ttft,omitempty"`
 
 	PrefixCache *PrefixCacheStats `json:"prefix_cache,omitempty"`
 	SpecDecode  *SpecDecodeStats  `json:"spec_decode,omitempty"`
@@ -147,9 +151,14 @@ func Summarize(samples []Sample, from, to time.Time) Telemetry {
 	}
 
 	t.SpecDecode = specDecodeStats(w, resets)
-	if h, ok := histogramIncrease(w, resets); ok {
+	if h, ok := histogramIncrease(w, resets, func(s *Sample) *Histogram { return s.QueueTime }); ok {
 		if st, ok := h.Stats(); ok {
 			t.QueueTime = &st
+		}
+	}
+	if h, ok := histogramIncrease(w, resets, func(s *Sample) *Histogram { return s.TTFT }); ok {
+		if st, ok := h.Stats(); ok {
+			t.TTFT = &st
 		}
 	}
 

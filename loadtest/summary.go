@@ -54,6 +54,13 @@ func serverSide(s *analysis.Summary, tel *loadgen.Telemetry) {
 		st := analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
 		s.LatencyS.Queue, s.LatencyFromSentS.Queue = st, st
 	}
+	// The server's own TTFT, beside the client's: the histogram over the
+	// window, "not measured" when it was not scraped.
+	s.LatencyS.TTFTEngine, s.LatencyFromSentS.TTFTEngine = analysis.Stat{NoData: true}, analysis.Stat{NoData: true}
+	if h := tel.TTFT; h != nil {
+		st := analysis.Stat{Mean: h.Mean, P50: h.P50, P90: h.P90, P99: h.P99}
+		s.LatencyS.TTFTEngine, s.LatencyFromSentS.TTFTEngine = st, st
+	}
 	// Rates over nothing (no draft made, no prefix queried in the window)
 	// are unknown, not 0.
 	if sd := tel.SpecDecode; sd != nil && sd.Drafts > 0 && sd.DraftTokens > 0 {
