@@ -88,7 +88,7 @@ func DefaultTolerances() map[string]float64 {
 		"throughput_requests": 0.05, "throughput_tokens": 0.05,
 		"ttft_p50": 0.25, "ttft_p90": 0.30, "ttft_p99": 0.50,
 		"ttft_engine_mean": 0.25,
-		"ttfa_p50": 0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
+		"ttfa_p50":         0.15, "ttfa_p90": 0.20, "ttfa_p99": 0.25,
 		"tpot_mean": 0.10, "tpot_p50": 0.10, "tpot_p90": 0.15, "tpot_p99": 0.20,
 		"itl_mean": 0.10,
 		"e2e_p50":  0.15, "e2e_p90": 0.15, "e2e_p99": 0.20,

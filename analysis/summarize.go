@@ -57,11 +57,11 @@ func Summarize(kind string, results []workload.Result, durationS float64) Summar
 	}
 
 	s.LatencyS = Latencies{
-		TTFT:  Describe(lat.TTFT),
-		TTFA:  Describe(lat.TTFA),
-		TPOT:  Describe(lat.TPOT),
-		E2E:   Describe(lat.E2E),
-		Queue: Describe(lat.Queue),
+		TTFT:       Describe(lat.TTFT),
+		TTFA:       Describe(lat.TTFA),
+		TPOT:       Describe(lat.TPOT),
+		E2E:        Describe(lat.E2E),
+		Queue:      Describe(lat.Queue),
 		TTFTEngine: Describe(lat.TTFTEngine),
 	}
 	s.Tokens = TokenStats{
