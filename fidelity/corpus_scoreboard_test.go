@@ -18,9 +18,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.135, MetricTTFT: 0.29, MetricThroughput: 0.23},
-	cv:     map[string]float64{MetricTPOT: 0.16, MetricTTFT: 0.33},
-	regime: 0.30,
+	mape:   map[string]float64{MetricTPOT: 0.13, MetricTTFT: 0.285, MetricThroughput: 0.225},
+	cv:     map[string]float64{MetricTPOT: 0.15, MetricTTFT: 0.325},
+	regime: 0.29,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)

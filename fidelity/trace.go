@@ -1,9 +1,6 @@
 package fidelity
 
 import (
-	"math"
-	"sort"
-
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -75,43 +72,29 @@ type Trace struct {
 	Grad map[string][]float64
 }
 
-// stepLog is the engine's steps of one replay with the cumulative
-// sensitivities, so any span of time has its sensitivity in O(log steps).
-type stepLog struct {
-	start, end []int64
-	cum        []float64 // (steps+1) × K: Σ of the steps' sensitivities before each step
-	k          int
-}
-
-func (l *stepLog) add(start, dur int64, g []float64) {
-	if len(l.cum) == 0 {
-		l.cum = make([]float64, l.k)
-	}
-	n := len(l.cum)
-	for i := range l.k {
-		l.cum = append(l.cum, l.cum[n-l.k+i]+g[i])
-	}
-	l.start, l.end = append(l.start, start), append(l.end, start+dur)
-}
-
-// at adds the cumulative sensitivity up to time t (ns) to out with sign:
-// whole steps before t, and the part of the step t falls in.
-func (l *stepLog) at(t int64, sign float64, out []float64) {
-	s := sort.Search(len(l.start), func(i int) bool { return l.start[i] > t }) - 1
-	if s < 0 {
-		return
-	}
-	frac := 1.0
-	if t < l.end[s] {
-		frac = float64(t-l.start[s]) / float64(l.end[s]-l.start[s])
-	}
-	base, next := s*l.k, (s+1)*l.k
-	for i := range l.k {
-		out[i] += sign * (l.cum[base+i] + frac*(l.cum[next+i]-l.cum[base+i]))
-	}
-}
+// gradientReuse is how many decode-only steps in a row share one priced
+// sensitivity: consecutive decode steps differ by a token of context a
+// request, so their sensitivities differ by far less than the fit's
+// tolerance, and pricing every step's was most of a replay's time. A step
+// with prefill, a change of batch or the first of a run is priced anew.
+const gradientReuse = 4
 
 // trace replays r on cfg and returns the prediction with its gradient.
+//
+// The gradient is accumulated as the engine steps, from each step's
+// sensitivity g (grad.Add) weighted by who waits the step out:
+//
+//	TPOT: Σ g × decoding requests / Σ (output − 1) tokens: the decode time
+//	      per token, which equals the mean TPOT when the requests' outputs
+//	      are alike (the request-weighted mean TPOT weighs a short output's
+//	      tokens more);
+//	TTFT: Σ g × (prefilling + waiting requests) / requests: every step a
+//	      request waits for its first token in, without the part of the
+//	      step under way when it arrived;
+//	duration: Σ g (the steps back to back while requests are in).
+//
+// The API server's two coefficients add to TTFT directly (1 ms a request,
+// 1 µs a prompt token).
 func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	reqs, err := requests(r)
 	if err != nil {
@@ -123,68 +106,52 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		return nil, err
 	}
 	K := len(params)
-	log := &stepLog{k: K}
 	g := make([]float64, K)
-	rep, err := sim.Run(cfg, reqs, sim.Options{Concurrency: r.Concurrency, OnStep: func(_ int, start, dur int64, b *sim.Batch) {
-		clear(g)
-		grad.Add(b, 1, g[:nStep])
-		log.add(start, dur, g)
+	tpot, ttft, busy := make([]float64, K), make([]float64, K), make([]float64, K)
+	var last sim.Batch
+	reused := gradientReuse
+	rep, err := sim.Run(cfg, reqs, sim.Options{Concurrency: r.Concurrency, OnStep: func(_ int, _, _ int64, b *sim.Batch) {
+		decodeOnly := b.PrefillTokens == 0 && b.NumReqs == last.NumReqs && b.DecodeTokens == last.DecodeTokens
+		if !decodeOnly || reused >= gradientReuse {
+			clear(g)
+			grad.Add(b, 1, g[:nStep])
+			reused = 0
+		}
+		reused++
+		last = *b
+		dec, wait := float64(b.DecodeReqs), float64(b.NumReqs-b.DecodeReqs+b.Waiting)
+		for k := range nStep {
+			tpot[k] += g[k] * dec
+			ttft[k] += g[k] * wait
+			busy[k] += g[k]
+		}
 	}})
 	if err != nil {
 		return nil, err
 	}
 	t := &Trace{Pred: summarise(rep), Grad: map[string][]float64{}}
-	tpot, ttft := make([]float64, K), make([]float64, K)
-	nTPOT, nTTFT := 0, 0
-	first, last := int64(math.MaxInt64), int64(0)
-	var firstReq, lastReq int
-	outTok := 0.0
+	var decodeTok, prompt float64
+	n := 0
 	for i := range rep.Results {
 		res := &rep.Results[i]
 		if res.Status != "ok" {
 			continue
 		}
-		arrive := secondsNs(res.ArrivalS)
-		atEngine := arrive + secondsNs(res.TTFTS-res.TTFTEngineS)
-		tFirst, tLast := arrive+secondsNs(res.TTFTS), arrive+secondsNs(res.E2ES)
-		// TTFT: the steps from the engine's arrival to the first token,
-		// and the API server's time.
-		log.at(tFirst, 1, ttft)
-		log.at(atEngine, -1, ttft)
-		ttft[nStep] += apiRequestS
-		ttft[nStep+1] += apiPromptTokenS * float64(res.PromptTokens)
-		nTTFT++
-		if n := res.OutputTokens(); n > 1 {
-			w := 1 / float64(n-1)
-			log.at(tLast, w, tpot)
-			log.at(tFirst, -w, tpot)
-			nTPOT++
-		}
-		outTok += float64(res.OutputTokens())
-		if arrive < first {
-			first, firstReq = arrive, i
-		}
-		if tLast > last {
-			last, lastReq = tLast, i
-		}
+		n++
+		prompt += float64(res.PromptTokens)
+		decodeTok += float64(max(res.OutputTokens()-1, 0))
 	}
-	if nTTFT > 0 {
-		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(nTTFT))
+	if n > 0 {
+		ttft[nStep] += apiRequestS * float64(n)
+		ttft[nStep+1] += apiPromptTokenS * prompt
+		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
 	}
-	if nTPOT > 0 {
-		t.Grad[MetricTPOT] = scaled(tpot, 1e3/float64(nTPOT))
+	if decodeTok > 0 {
+		t.Grad[MetricTPOT] = scaled(tpot, 1e3/decodeTok)
 	}
-	if last > first && t.Pred.DurationS > 0 {
-		// Throughput = tokens / duration: the duration's sensitivity is the
-		// steps between the first arrival and the last token, plus the
-		// last request's API time.
-		d := make([]float64, K)
-		log.at(last, 1, d)
-		log.at(first, -1, d)
-		d[nStep] += apiRequestS
-		d[nStep+1] += apiPromptTokenS * float64(rep.Results[lastReq].PromptTokens)
-		_ = firstReq
-		t.Grad[MetricThroughput] = scaled(d, -outTok/(t.Pred.DurationS*t.Pred.DurationS))
+	if d := t.Pred.DurationS; d > 0 {
+		busy[nStep] += apiRequestS
+		t.Grad[MetricThroughput] = scaled(busy, -t.Pred.OutputThroughput/d)
 	}
 	return t, nil
 }
@@ -195,5 +162,3 @@ func scaled(v []float64, f float64) []float64 {
 	}
 	return v
 }
-
-func secondsNs(s float64) int64 { return int64(math.Round(s * 1e9)) }

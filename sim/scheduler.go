@@ -89,6 +89,7 @@ func (e *engine) schedule() bool {
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
+	e.batch.Waiting = e.waiting.len()
 	return e.batch.NumReqs > 0
 }
 

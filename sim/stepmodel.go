@@ -21,6 +21,10 @@ type Batch struct {
 	// c*s + c*(c+1)/2 for a chunk of c tokens starting at s.
 	PrefillAttnPairs int64
 	DraftTokens      int // Σ K over decoding requests (speculative decoding)
+	// Waiting is the requests left in the waiting queue once the step is
+	// scheduled: not priced, but they wait the step out (calibration
+	// weighs TTFT's sensitivity by it).
+	Waiting int
 }
 
 // StepModel prices an engine step on one GPU's shard (tensor parallelism
