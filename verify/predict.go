@@ -95,6 +95,14 @@ func Predict(cfg sim.Config, r *Run) (*Prediction, error) {
 	}
 	fillSide(&p.Measured, p.MeasuredResults, p.MeasuredTimeline)
 	p.Measured.LatencyS.ITL = measuredITL(r, p.MeasuredResults)
+	// The server's own TTFT is in no result record: the load test's
+	// summary has it, from the vllm:time_to_first_token_seconds histogram
+	// over its measured window.
+	p.Measured.LatencyS.TTFTEngine = analysis.Stat{NoData: true}
+	if r.Summary != nil && !r.Summary.LatencyS.TTFTEngine.NoData {
+		st, k := r.Summary.LatencyS.TTFTEngine, r.TimeScale // an emulator's histogram is in wall seconds
+		p.Measured.LatencyS.TTFTEngine = analysis.Stat{Mean: st.Mean * k, P50: st.P50 * k, P90: st.P90 * k, P99: st.P99 * k}
+	}
 	if len(p.MeasuredTimeline) == 0 && r.Summary != nil {
 		// No timeline (scraping was off): the load test's own figures.
 		s := r.Summary
