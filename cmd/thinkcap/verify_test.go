@@ -359,7 +359,7 @@ func TestVerifyNoData(t *testing.T) {
 		{"all 404", []string{"verify", all404}, 1, []string{"verdict: no data: 0 requests compared (need at least 20)", "200 failed ones not replayed"}, "no data", "verdict: pass"},
 		{"too few", []string{"verify", few}, 1, []string{"verdict: no data: 10 requests compared (need at least 20)"}, "no data", "verdict: pass"},
 		{"too few, lower minimum", []string{"verify", few, "--min-requests", "5"}, 0, []string{"verdict: pass"}, "", "no data:"},
-		{"KV never scraped", []string{"verify", unscraped}, 0, []string{"verdict: pass", "without data: itl_mean, kv_usage_mean, kv_usage_peak, running_peak, preemptions)"}, "", "no data:"},
+		{"KV never scraped", []string{"verify", unscraped}, 0, []string{"verdict: pass", "without data: ttft_engine_mean, itl_mean, kv_usage_mean, kv_usage_peak, running_peak, preemptions)"}, "", "no data:"},
 		{"bad minimum", []string{"verify", few, "--min-requests", "-1"}, 2, nil, "--min-requests", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
