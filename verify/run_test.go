@@ -549,8 +549,9 @@ func TestConfigureSpecFallsBackToMeanLength(t *testing.T) {
 	}
 }
 
-// simulatedRunWithSummary is simulatedRun with a summary.json whose ITL is
-// the simulator's, as a load test reports every inter-token gap.
+// simulatedRunWithSummary is simulatedRun with a summary.json whose ITL and
+// server TTFT are the simulator's, as a load test reports every
+// inter-token gap and scrapes the server's TTFT histogram.
 func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Request) *Run {
 	t.Helper()
 	r := simulatedRun(t, cfg, reqs, "sim")
@@ -558,7 +559,12 @@ func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Reque
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Summary = &analysis.Summary{Kind: "loadtest", LatencyS: analysis.Latencies{ITL: analysis.Stat{Mean: rep.ITL.Mean, P50: rep.ITL.P50, P90: rep.ITL.P90, P99: rep.ITL.P99}}}
+	// The server's TTFT histogram is the engine's TTFT of its requests.
+	engine := analysis.Summarize("loadtest", rep.Results, rep.DurationS).LatencyS.TTFTEngine
+	r.Summary = &analysis.Summary{Kind: "loadtest", LatencyS: analysis.Latencies{
+		ITL:        analysis.Stat{Mean: rep.ITL.Mean, P50: rep.ITL.P50, P90: rep.ITL.P90, P99: rep.ITL.P99},
+		TTFTEngine: engine,
+	}}
 	return r
 }
 
