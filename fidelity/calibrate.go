@@ -73,6 +73,12 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		if s.ExpertComputeEfficiency == 0 {
 			s.ExpertComputeEfficiency = s.ComputeEfficiency
 		}
+		if s.FP8ExpertBandwidthEfficiency == 0 {
+			s.FP8ExpertBandwidthEfficiency = s.ExpertBandwidthEfficiency
+		}
+		if s.FP8ExpertComputeEfficiency == 0 {
+			s.FP8ExpertComputeEfficiency = s.ExpertComputeEfficiency
+		}
 	}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {

@@ -145,7 +145,9 @@ func TestTraceGradient(t *testing.T) {
 			}
 			got := meanOf(check.m, &tr2.Pred) - meanOf(check.m, &check.base.Pred)
 			want := check.base.Grad[check.m][k] * delta
-			if math.Abs(got-want) > 0.05*math.Abs(want)+1e-4 {
+			// 5 µs of slack: the API time shifts where arrivals land among the
+			// steps, which moves a batch or two and TPOT by a hair.
+			if math.Abs(got-want) > 0.05*math.Abs(want)+0.005 {
 				t.Errorf("%s +%.3g: %s moves %.4f ms, the gradient says %.4f", name, delta, check.m, got, want)
 			}
 		}

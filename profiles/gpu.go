@@ -93,6 +93,13 @@ type StepCoefficients struct {
 	// tokens per expert, weight-only dequantising kernels such as Marlin);
 	// 0 means ComputeEfficiency's.
 	ExpertComputeEfficiency float64 `yaml:"expert_compute_efficiency,omitempty" json:"expert_compute_efficiency,omitempty"`
+	// FP8ExpertBandwidthEfficiency and FP8ExpertComputeEfficiency are the
+	// same for fp8 experts, whose grouped GEMMs are other kernels (block-
+	// scaled FP8, Triton or DeepGEMM) than 4-bit experts' (Marlin,
+	// FlashInfer's TRT-LLM MoE) and bf16 experts'; 0 means the expert
+	// efficiencies above.
+	FP8ExpertBandwidthEfficiency float64 `yaml:"fp8_expert_bandwidth_efficiency,omitempty" json:"fp8_expert_bandwidth_efficiency,omitempty"`
+	FP8ExpertComputeEfficiency   float64 `yaml:"fp8_expert_compute_efficiency,omitempty" json:"fp8_expert_compute_efficiency,omitempty"`
 	// ActivationIOPerLayer is how many times a layer's element-wise work
 	// (norms, rotary, activation, residual adds, quantisation of
 	// activations) reads or writes each token's hidden state: memory

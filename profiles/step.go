@@ -34,6 +34,8 @@ var StepFields = []StepField{
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
 	{"expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertBandwidthEfficiency }},
 	{"expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertComputeEfficiency }},
+	{"fp8_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertBandwidthEfficiency }},
+	{"fp8_expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertComputeEfficiency }},
 	{"activation_io_per_layer", func(s *StepCoefficients) *float64 { return &s.ActivationIOPerLayer }},
 	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
 	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},

@@ -71,6 +71,12 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	if s.ExpertComputeEfficiency != 0 {
 		fraction("expert_compute_efficiency", s.ExpertComputeEfficiency)
 	}
+	if s.FP8ExpertBandwidthEfficiency != 0 {
+		fraction("fp8_expert_bandwidth_efficiency", s.FP8ExpertBandwidthEfficiency)
+	}
+	if s.FP8ExpertComputeEfficiency != 0 {
+		fraction("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
+	}
 	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
 	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
 	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)

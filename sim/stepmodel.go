@@ -38,6 +38,7 @@ type Batch struct {
 //	                 dense FLOPs / (peak × ComputeEfficiency))
 //	experts    = max(expert bytes touched / (BW × ExpertBandwidthEfficiency),
 //	                 expert FLOPs / (peak × ExpertComputeEfficiency))
+//	             (the FP8Expert… pair for fp8 experts, other kernels)
 //	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV),
 //	                 attention FLOPs / (BF16 peak × AttentionComputeEfficiency))
 //	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
@@ -152,8 +153,18 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		kvSlidingBytes:  float64(geom.slidingLayers * int(geom.layerBytes)),
 		window:          float64(geom.window),
 	}
-	if k.ExpertBandwidthEfficiency > 0 {
-		s.expertNsPerByte = 1e9 / (bw * k.ExpertBandwidthEfficiency)
+	expertBW, expertEff := k.ExpertBandwidthEfficiency, k.ExpertComputeEfficiency
+	if expertDtype(c) == "fp8" {
+		// fp8 experts run other grouped GEMMs than 4-bit and bf16 ones.
+		if k.FP8ExpertBandwidthEfficiency > 0 {
+			expertBW = k.FP8ExpertBandwidthEfficiency
+		}
+		if k.FP8ExpertComputeEfficiency > 0 {
+			expertEff = k.FP8ExpertComputeEfficiency
+		}
+	}
+	if expertBW > 0 {
+		s.expertNsPerByte = 1e9 / (bw * expertBW)
 	}
 	// Each layer's element-wise kernels move the token's hidden state
 	// (bf16) ActivationIOPerLayer times, sharded by TP only where the
@@ -166,7 +177,6 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
 	}
 	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * k.ComputeEfficiency) * 1e9
-	expertEff := k.ExpertComputeEfficiency
 	if expertEff <= 0 {
 		expertEff = k.ComputeEfficiency
 	}
