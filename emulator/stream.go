@@ -58,6 +58,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, j *job, o *outpu
 				f = finish
 			}
 			b = o.chunk(b, st.think, st.answer, f)
+			if abortAt >= 0 && o.completion() >= abortAt {
+				// Checked per step, not per wake-up: a slow handler that
+				// finds the whole answer in at once still drops mid-way.
+				_, _ = w.Write(b)
+				_ = rc.Flush()
+				s.cancel(j)
+				dropConnection(w)
+				return
+			}
 		}
 		if res != nil {
 			if res.Status != workload.StatusOK && res.Status != workload.StatusTruncated {
@@ -81,11 +90,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, j *job, o *outpu
 		if len(b) > 0 {
 			_, _ = w.Write(b)
 			_ = rc.Flush()
-		}
-		if abortAt >= 0 && o.completion() >= abortAt {
-			s.cancel(j)
-			dropConnection(w)
-			return
 		}
 	}
 }

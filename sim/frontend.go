@@ -17,6 +17,10 @@ package sim
 // way in (a constant per request, it moves the first and the last token
 // alike).
 
+// APIDelayS is the API server's mean time for a request of prompt tokens,
+// in seconds: when, after the client sent it, the engine sees it.
+func (c *Config) APIDelayS(prompt int) float64 { return c.apiDelayNs(prompt) / 1e9 }
+
 // apiDelayNs is the front end's mean time for a request of prompt tokens.
 func (c *Config) apiDelayNs(prompt int) float64 {
 	k := &c.Step

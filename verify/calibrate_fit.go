@@ -188,8 +188,11 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 		if res.TTFTS <= 0 || res.E2ES < res.TTFTS {
 			continue
 		}
+		// The engine sees a request after the API server's own time (the
+		// model's mean: the measurement does not say).
+		first := res.ArrivalS + res.TTFTS
 		rec.reqs = append(rec.reqs, timedRequest{
-			arrive: res.ArrivalS, first: res.ArrivalS + res.TTFTS, end: res.ArrivalS + res.E2ES,
+			arrive: min(res.ArrivalS+cfg.APIDelayS(res.PromptTokens), first), first: first, end: res.ArrivalS + res.E2ES,
 			prompt: res.PromptTokens, cached: min(res.CachedTokens, res.PromptTokens),
 			outputs: res.ThinkTokens + res.AnswerTokens, replica: replica,
 		})
