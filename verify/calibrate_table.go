@@ -46,7 +46,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 			runs = append(runs, r)
 		}
 		sort.Strings(runs)
-		fmt.Fprint(w, "\nTTFT beyond the engine's steps (median over requests scheduled on arrival; HTTP, tokenisation):")
+		fmt.Fprint(w, "\nTTFT beyond the API server's modelled time and the engine's steps (median over requests scheduled on arrival):")
 		for _, r := range runs {
 			fmt.Fprintf(w, " %s %.1f ms", filepath.Base(r), 1e3*c.APIOverheadS[r])
 		}
