@@ -40,6 +40,12 @@ func priorOf(g profiles.GPU) profiles.StepCoefficients {
 	return g.Step
 }
 
+// apiServerCPUStartMs is where the fit starts the API server's work per
+// request: a few milliseconds of Python a request (GPUStack's 1,000-request
+// bursts to gpt-oss-20b on vLLM 0.11 took 4 to 5 s in all, at most 5 ms a
+// request).
+const apiServerCPUStartMs = 3
+
 // fitIterations bounds the re-simulations of a fit; fitConverged is the
 // largest relative move of a prediction at which it stops.
 const (
@@ -78,6 +84,12 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 		if s.FP8ExpertComputeEfficiency == 0 {
 			s.FP8ExpertComputeEfficiency = s.ExpertComputeEfficiency
+		}
+		if s.APIServerCPUMs == 0 {
+			// From zero the API server's work never queues and the fit
+			// cannot see it: start it where requests in a burst share a
+			// few milliseconds each.
+			s.APIServerCPUMs = apiServerCPUStartMs
 		}
 	}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}

@@ -144,5 +144,5 @@ func solve(rows []fitRow, x0, prior []float64, free []bool) ([]float64, error) {
 var paramScale = map[string]float64{
 	"step_overhead_ms": 1, "per_request_overhead_us": 20, "all_reduce_latency_us": 10,
 	"per_layer_overhead_us": 30, "api_request_overhead_ms": 10, "api_prompt_token_us": 5,
-	"moe_layer_overhead_us": 30, "activation_io_per_layer": 10, "per_request_gpu_us": 5,
+	"moe_layer_overhead_us": 30, "activation_io_per_layer": 10, "per_request_gpu_us": 5, "api_server_cpu_ms": 10,
 }

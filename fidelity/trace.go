@@ -6,7 +6,7 @@ import (
 )
 
 // A param is one coefficient the corpus fit moves: the step model's
-// (sim.StepParams) and the API server's two, which add to the client's
+// (sim.StepParams) and the API server's three, which add to the client's
 // TTFT outside any step.
 type param struct {
 	name    string
@@ -20,7 +20,7 @@ var params = func() []param {
 		ps = append(ps, param{p.Name, p.Inverse, p.Field})
 	}
 	for _, f := range profiles.StepFields {
-		if f.Key == "api_request_overhead_ms" || f.Key == "api_prompt_token_us" {
+		if f.Key == "api_request_overhead_ms" || f.Key == "api_prompt_token_us" || f.Key == "api_server_cpu_ms" {
 			ps = append(ps, param{f.Key, false, f.Value})
 		}
 	}
@@ -93,14 +93,18 @@ const gradientReuse = 4
 //	      step under way when it arrived;
 //	duration: Σ g (the steps back to back while requests are in).
 //
-// The API server's two coefficients add to TTFT directly (1 ms a request,
-// 1 µs a prompt token).
+// The API server's latencies add to TTFT directly (1 ms a request, 1 µs a
+// prompt token). Its work (api_server_cpu_ms) shows only where requests
+// queue in it: a request whose time there is beyond any latency draw left
+// when its shared work was done, and that time grows in proportion to
+// everyone's work (a burst's processor sharing is homogeneous in it).
 func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	reqs, err := requests(r)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Seed = 1
+	cpu := cfg.Step.APIServerCPUMs
 	grad, err := sim.NewStepGradient(cfg)
 	if err != nil {
 		return nil, err
@@ -130,7 +134,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		return nil, err
 	}
 	t := &Trace{Pred: summarise(rep), Grad: map[string][]float64{}}
-	var decodeTok, prompt float64
+	var decodeTok, prompt, queued float64
 	n := 0
 	for i := range rep.Results {
 		res := &rep.Results[i]
@@ -140,10 +144,14 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		n++
 		prompt += float64(res.PromptTokens)
 		decodeTok += float64(max(res.OutputTokens()-1, 0))
+		if front := res.TTFTS - res.TTFTEngineS; cpu > 0 && front > 1.5*cfg.APIDelayS(res.PromptTokens) {
+			queued += front / cpu
+		}
 	}
 	if n > 0 {
 		ttft[nStep] += apiRequestS * float64(n)
 		ttft[nStep+1] += apiPromptTokenS * prompt
+		ttft[nStep+2] += queued
 		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
 	}
 	if decodeTok > 0 {

@@ -112,4 +112,11 @@ type StepCoefficients struct {
 	// APIPromptTokenUs is the API server's time per prompt token before the
 	// engine sees the request (tokenisation), in microseconds.
 	APIPromptTokenUs float64 `yaml:"api_prompt_token_us" json:"api_prompt_token_us"`
+	// APIServerCPUMs is the API server process's own work per request, in
+	// milliseconds of one process (chat template, request validation, the
+	// Python side of tokenisation and of streaming): the requests in the
+	// server share its processes (--api-server-count), so a burst waits for
+	// the whole burst's work. Alone, a request's work overlaps the two
+	// latencies above; it shows only when requests queue.
+	APIServerCPUMs float64 `yaml:"api_server_cpu_ms" json:"api_server_cpu_ms"`
 }

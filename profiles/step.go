@@ -39,6 +39,7 @@ var StepFields = []StepField{
 	{"activation_io_per_layer", func(s *StepCoefficients) *float64 { return &s.ActivationIOPerLayer }},
 	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
 	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},
+	{"api_server_cpu_ms", func(s *StepCoefficients) *float64 { return &s.APIServerCPUMs }},
 }
 
 // Merge returns s with every non-zero field of override in place of its own.

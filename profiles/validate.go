@@ -80,6 +80,7 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
 	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
 	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)
+	p.nonNegative(prefix+"api_server_cpu_ms", s.APIServerCPUMs)
 	return p.errs
 }
 

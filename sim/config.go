@@ -46,9 +46,12 @@ type Config struct {
 	// with a --step-model file).
 	Step profiles.StepCoefficients
 
-	Replicas int    // --replicas, default 1
-	Router   string // round-robin (default), least-requests, least-kv
-	Seed     int64  // --seed
+	// APIServerCount is --api-server-count: the API server processes of
+	// each replica, which share its requests' front-end work (frontend.go).
+	APIServerCount int
+	Replicas       int    // --replicas, default 1
+	Router         string // round-robin (default), least-requests, least-kv
+	Seed           int64  // --seed
 	// TimelineIntervalS is the simulated interval between timeline samples.
 	TimelineIntervalS float64
 }

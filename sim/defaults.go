@@ -142,6 +142,10 @@ func (c *Config) Resolve() error {
 	if c.Replicas == 0 {
 		c.Replicas = 1
 	}
+	if c.APIServerCount == 0 {
+		c.APIServerCount = 1
+	}
+	check(CheckFlag("api-server-count", float64(c.APIServerCount)))
 	check(CheckFlag("replicas", float64(c.Replicas)))
 	if c.Router == "" {
 		c.Router = "round-robin"

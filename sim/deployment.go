@@ -58,6 +58,7 @@ func (o *DeploymentOptions) CheckValues() error {
 		{"kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)},
 		{"long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)},
 		{"replicas", float64(c.Replicas)},
+		{"api-server-count", float64(c.APIServerCount)},
 	} {
 		if o.given(n.flag) {
 			errs = append(errs, CheckFlag(n.flag, n.v))

@@ -38,9 +38,11 @@ type engine struct {
 	prefixes map[string]*prefixEntry
 	running  []*seq
 	waiting  waitQueue
-	// inTransit counts requests routed here still in the API server
-	// (frontend.go): the router counts them as this replica's.
-	inTransit int
+	// api is the replica's API server (frontend.go); inFront counts the
+	// requests in it or in transit from it, which the router counts as
+	// this replica's.
+	api     apiServer
+	inFront int
 
 	// The step in flight.
 	now       int64

@@ -49,6 +49,9 @@ var flagBounds = map[string]flagBound{
 	"kv-cache-memory-bytes":   {min: 1},
 	// vllm/config/scheduler.py long_prefill_token_threshold: 0 is off.
 	"long-prefill-token-threshold": {min: 0},
+	// vllm/entrypoints/cli/serve.py: --api-server-count, at least one
+	// process.
+	"api-server-count": {min: 1},
 	// thinkcap's own: replicas behind the router.
 	"replicas": {min: 1},
 }

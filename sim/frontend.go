@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // This file is the API server's own time: a request reaches the engine
 // only after vLLM's front end has taken it in (HTTP, request processing and
 // tokenisation in vllm/entrypoints/openai/serving_*.py and
@@ -8,14 +10,24 @@ package sim
 // that time; the engine's (vllm:time_to_first_token_seconds counts from the
 // engine's arrival) and the queue time do not.
 //
-// Simplified: the front end is a delay, not a queue of its own: on
-// average api_request_overhead_ms plus api_prompt_token_us per prompt
-// token, drawn uniformly from half to one and a half times that (the real
-// server's time varies with its event loop; without the spread a closed
-// loop's requests would all land at one point of the engine's step, where
-// the real ones land anywhere in it). The outbound part is charged on the
-// way in (a constant per request, it moves the first and the last token
-// alike).
+// The front end is two things. A latency: on average
+// api_request_overhead_ms plus api_prompt_token_us per prompt token, drawn
+// uniformly from half to one and a half times that (the real server's time
+// varies with its event loop; without the spread a closed loop's requests
+// would all land at one point of the engine's step, where the real ones
+// land anywhere in it). And work: api_server_cpu_ms of one process per
+// request (the same draw), in the API server process, one per `vllm serve`
+// (more with --api-server-count: vllm/entrypoints/cli/serve.py, one per
+// data-parallel rank by default), whose event loop interleaves every
+// request it holds: a processor shared equally among them. Alone in the
+// server a request's work fits inside its latency; with n others beside it
+// on c processes it advances at min(1, c/n) of a process, and a burst of a
+// thousand requests waits for the whole burst's work, as the real server
+// makes it wait. A request reaches its engine when both are done.
+//
+// Simplified: the outbound part (detokenisation, SSE) is charged on the way
+// in (a constant per request, it moves the first and the last token alike)
+// and does not compete with the inbound work.
 
 // APIDelayS is the API server's mean time for a request of prompt tokens,
 // in seconds: when, after the client sent it, the engine sees it.
@@ -27,16 +39,146 @@ func (c *Config) apiDelayNs(prompt int) float64 {
 	return k.APIRequestOverheadMs*1e6 + k.APIPromptTokenUs*1e3*float64(prompt)
 }
 
-// inTransit is a request on its way through the front end to engine e.
+// apiServer is one replica's API server: a processor shared by the
+// requests in it. All of them advance at one speed, so they leave in the
+// order of the work each has left, and a request's finishing point on the
+// server's work clock (served) is fixed when it arrives: only the mapping
+// from that clock to time changes with the number in the server.
+type apiServer struct {
+	processes float64 // --api-server-count
+	served    float64 // work (ns) each request in the server has had since it was last empty
+	last      int64   // when served was brought up to date
+	jobs      apiJobs
+}
+
+// apiJob is a request in the API server, done when served reaches done;
+// it goes on to its engine at notBefore at the earliest (its latency).
+type apiJob struct {
+	done      float64
+	notBefore int64
+	s         *seq
+}
+
+// speed is the fraction of a process each request in the server gets.
+func (a *apiServer) speed() float64 {
+	return min(1, a.processes/float64(max(len(a.jobs), 1)))
+}
+
+// catchUp brings served up to time t.
+func (a *apiServer) catchUp(t int64) {
+	if len(a.jobs) > 0 && t > a.last {
+		a.served += float64(t-a.last) * a.speed()
+	}
+	a.last = max(a.last, t)
+}
+
+// add takes in job at time t with work ns of work.
+func (a *apiServer) add(job apiJob, work float64, t int64) {
+	a.catchUp(t)
+	if len(a.jobs) == 0 {
+		a.served = 0
+	}
+	job.done = a.served + work
+	a.jobs.push(job)
+}
+
+// next is when the first request in the server is done, or never.
+func (a *apiServer) next() int64 {
+	if len(a.jobs) == 0 {
+		return never
+	}
+	left := a.jobs[0].done - a.served
+	if left <= 0 {
+		return a.last
+	}
+	return a.last + int64(math.Ceil(left/a.speed()))
+}
+
+// take removes the request at index i at time t and returns it.
+func (a *apiServer) take(i int, t int64) apiJob {
+	a.catchUp(t)
+	return a.jobs.remove(i)
+}
+
+// apiJobs orders the requests in an API server by when they are done
+// (then by request, so simultaneous ones keep their order). A typed binary
+// heap: container/heap would box every request it holds.
+type apiJobs []apiJob
+
+func (h apiJobs) less(i, j int) bool {
+	return h[i].done < h[j].done || h[i].done == h[j].done && h[i].s.idx < h[j].s.idx
+}
+
+func (h *apiJobs) push(x apiJob) {
+	*h = append(*h, x)
+	h.up(len(*h) - 1)
+}
+
+// remove takes out the element at i and returns it.
+func (h *apiJobs) remove(i int) apiJob {
+	q := *h
+	x := q[i]
+	last := len(q) - 1
+	q[i] = q[last]
+	q[last] = apiJob{}
+	q = q[:last]
+	*h = q
+	if i < len(q) {
+		q.down(i)
+		q.up(i)
+	}
+	return x
+}
+
+func (h apiJobs) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h apiJobs) down(i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// find is the index of s, or -1 (a live request cancelled while the front
+// end still has it).
+func (h apiJobs) find(s *seq) int {
+	for i := range h {
+		if h[i].s == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// inTransit is a request whose work is done, waiting out the rest of its
+// latency before it reaches engine e.
 type inTransit struct {
 	at int64
 	s  *seq
 	e  *engine
 }
 
-// transitHeap orders requests in the front end by when they reach their
-// engine (then by request, so simultaneous ones keep their order). A typed
-// binary heap: container/heap would box every request it holds.
+// transitHeap orders requests in transit by when they reach their engine
+// (then by request, so simultaneous ones keep their order).
 type transitHeap []inTransit
 
 func (h transitHeap) less(i, j int) bool {
@@ -45,15 +187,7 @@ func (h transitHeap) less(i, j int) bool {
 
 func (h *transitHeap) push(x inTransit) {
 	*h = append(*h, x)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
+	h.up(len(*h) - 1)
 }
 
 // remove takes out the element at i and returns it.
@@ -108,32 +242,7 @@ func (h transitHeap) next() int64 {
 	return h[0].at
 }
 
-// toEngine sends s, arrived at t, through the front end to e: at once when
-// the front end costs nothing, else it reaches e after the API delay. It
-// returns e when e's state changed now.
-func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
-	d := int64(c.cfg.apiDelayNs(s.prompt) * (0.5 + splitmix(&e.apiState)))
-	s.engineArrival = t + d
-	if d <= 0 {
-		e.enqueue(s, t)
-		return e
-	}
-	c.transit.push(inTransit{t + d, s, e})
-	e.inTransit++
-	return nil
-}
-
-// land delivers the first request in transit to its engine, which it
-// returns.
-func (c *cluster) land() *engine {
-	x := c.transit.remove(0)
-	x.e.inTransit--
-	x.e.enqueue(x.s, x.at)
-	return x.e
-}
-
-// find is the index of s in the heap, or -1 (a live request cancelled
-// while the front end still has it).
+// find is the index of s in the heap, or -1.
 func (h transitHeap) find(s *seq) int {
 	for i := range h {
 		if h[i].s == s {
@@ -141,4 +250,84 @@ func (h transitHeap) find(s *seq) int {
 		}
 	}
 	return -1
+}
+
+// toEngine sends s, arrived at t, through e's API server. It returns e
+// when e's state changed now (the front end costs nothing), else nil.
+func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
+	draw := 0.5 + splitmix(&e.apiState)
+	at := t + int64(c.cfg.apiDelayNs(s.prompt)*draw)
+	if work := c.cfg.Step.APIServerCPUMs * 1e6 * draw; work >= 1 {
+		e.api.add(apiJob{notBefore: at, s: s}, work, t)
+		e.inFront++
+		c.serverStale = true
+		return nil
+	}
+	e.inFront++
+	return c.pass(e, s, at, t)
+}
+
+// pass sends s on to e at time at, the API server done with it at now: at
+// once when its latency is over, else through transit. It returns e when
+// e's state changed now.
+func (c *cluster) pass(e *engine, s *seq, at, now int64) *engine {
+	if at > now {
+		c.transit.push(inTransit{at, s, e})
+		return nil
+	}
+	e.inFront--
+	s.engineArrival = now
+	e.enqueue(s, now)
+	return e
+}
+
+// nextServed is when the next request's work in an API server is done,
+// and whose server; kept until an API server changes, so that engine steps
+// do not rescan the replicas.
+func (c *cluster) nextServed() (int64, *engine) {
+	if c.serverStale {
+		c.servedAt, c.servedBy = never, nil
+		for _, e := range c.engines {
+			if t := e.api.next(); t < c.servedAt {
+				c.servedAt, c.servedBy = t, e
+			}
+		}
+		c.serverStale = false
+	}
+	return c.servedAt, c.servedBy
+}
+
+// nextFront is the front end's next event, or never.
+func (c *cluster) nextFront() int64 {
+	t, _ := c.nextServed()
+	return min(t, c.transit.next())
+}
+
+// front handles the front end's next event: a request out of transit into
+// its engine, or one whose work is done. It returns the engine whose state
+// changed, or nil.
+func (c *cluster) front() *engine {
+	ts, e := c.nextServed()
+	if tt := c.transit.next(); tt <= ts {
+		x := c.transit.remove(0)
+		return c.pass(x.e, x.s, x.at, x.at)
+	}
+	job := e.api.take(0, ts)
+	c.serverStale = true
+	return c.pass(e, job.s, job.notBefore, ts)
+}
+
+// leaveFront takes s out of e's front end at t (a live request cancelled
+// there) and reports whether it was there.
+func (c *cluster) leaveFront(e *engine, s *seq, t int64) bool {
+	if i := e.api.jobs.find(s); i >= 0 {
+		e.api.take(i, t)
+		c.serverStale = true
+	} else if i := c.transit.find(s); i >= 0 {
+		c.transit.remove(i)
+	} else {
+		return false
+	}
+	e.inFront--
+	return true
 }

@@ -107,10 +107,7 @@ func (l *Live) Cancel(h Handle, t int64) {
 	}
 	l.AdvanceTo(t)
 	e := l.c.engines[s.replica]
-	if i := l.c.transit.find(s); i >= 0 {
-		l.c.transit.remove(i)
-		e.inTransit--
-	} else if !e.waiting.remove(s) {
+	if !l.c.leaveFront(e, s, t) && !e.waiting.remove(s) {
 		for i, x := range e.running {
 			if x == s {
 				e.running = append(e.running[:i], e.running[i+1:]...)
@@ -127,7 +124,7 @@ func (l *Live) Cancel(h Handle, t int64) {
 
 // NextEvent is when the model next needs to run, or never when idle.
 func (l *Live) NextEvent() int64 {
-	t := l.c.transit.next()
+	t := l.c.nextFront()
 	for _, e := range l.c.engines {
 		t = min(t, e.nextEvent())
 	}
@@ -143,8 +140,8 @@ func (l *Live) AdvanceTo(t int64) {
 				te, ei = n, i
 			}
 		}
-		if tt := l.c.transit.next(); tt <= te && tt <= t {
-			l.c.land()
+		if tt := l.c.nextFront(); tt <= te && tt <= t {
+			l.c.front()
 			continue
 		}
 		if ei < 0 || te > t {

@@ -105,7 +105,7 @@ func TestInvariants(t *testing.T) {
 			for events := 0; ; events++ {
 				// The next event's time never goes back.
 				at, _ := c.nextArrival()
-				at = min(at, c.transit.next())
+				at = min(at, c.nextFront())
 				for _, e := range c.engines {
 					at = min(at, e.nextEvent())
 				}

@@ -63,19 +63,26 @@ type cluster struct {
 	next      int     // next of roots to issue
 	closedDue []int64 // closed loop: issue times of roots not yet issued
 	follow    followUps
-	due       engineHeap  // engines by their next event, so a step costs O(log replicas)
-	transit   transitHeap // requests in the API server, on their way to an engine
-	rr        int         // round-robin cursor
-	done      int
-	end       int64
-	stopped   bool // Options.OnResult asked to stop
+	due       engineHeap // engines by their next event, so a step costs O(log replicas)
+	// The front end (frontend.go): requests past their API server's work
+	// waiting out their latency, and the next work done in an API server,
+	// recomputed when one changes.
+	transit     transitHeap
+	servedAt    int64
+	servedBy    *engine
+	serverStale bool
+	rr          int // round-robin cursor
+	done        int
+	end         int64
+	stopped     bool // Options.OnResult asked to stop
 }
 
 func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Options) (*cluster, error) {
 	c := &cluster{
 		cfg: cfg, capacity: capacity, reqs: reqs, opt: opt,
-		seqs:    make([]seq, len(reqs)),
-		results: make([]workload.Result, len(reqs)),
+		seqs:     make([]seq, len(reqs)),
+		results:  make([]workload.Result, len(reqs)),
+		servedAt: never,
 	}
 	for i := range cfg.Replicas {
 		e, err := newEngine(i, cfg, capacity)
@@ -127,6 +134,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		// Each replica has its own stream, derived from the seed and its id.
 		rngState: uint64(cfg.Seed)*0x9e3779b97f4a7c15 ^ (0x7468696e6b636170 + uint64(id)),
 		apiState: uint64(cfg.Seed)*0xbf58476d1ce4e5b9 ^ (0x6170692073657276 + uint64(id)),
+		api:      apiServer{processes: float64(cfg.APIServerCount)},
 		pool:     newBlockPool(capacity.NumGPUBlocks),
 		prefixes: map[string]*prefixEntry{},
 		itl:      &latencyHistogram{},
@@ -170,7 +178,7 @@ func (c *cluster) run() {
 // are scheduled together.
 func (c *cluster) advance() bool {
 	ta, idx := c.nextArrival()
-	tt := c.transit.next()
+	tt := c.nextFront()
 	te := int64(never)
 	if len(c.due) > 0 {
 		te = c.due[0].due
@@ -184,7 +192,9 @@ func (c *cluster) advance() bool {
 			c.due.update(e)
 		}
 	case tt <= te:
-		c.due.update(c.land())
+		if e := c.front(); e != nil {
+			c.due.update(e)
+		}
 	default:
 		e := c.due[0]
 		e.fire()
@@ -254,7 +264,7 @@ func (c *cluster) issue(t int64, i int) *engine {
 
 // load is the requests a router counts on a replica: running, waiting
 // and still in the API server.
-func (e *engine) load() int { return len(e.running) + e.waiting.len() + e.inTransit }
+func (e *engine) load() int { return len(e.running) + e.waiting.len() + e.inFront }
 
 // route picks a replica (--router).
 func (c *cluster) route() *engine {

@@ -37,6 +37,7 @@ type deploymentFlags struct {
 	seed         int64
 	vllmVersion  string
 	entryPoint   string
+	apiServers   int  // --api-server-count
 	async        bool // --async-scheduling
 	noAsync      bool // --no-async-scheduling
 	// set is the flag set the flags were registered in: which were given
@@ -71,6 +72,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")
 	fs.StringVar(&f.vllmVersion, "vllm-version", sim.DefaultVLLMVersion, "vLLM release whose startup memory profile sizes the KV cache (and its defaults)")
 	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench); their batch defaults differ")
+	fs.IntVar(&f.apiServers, "api-server-count", 0, "API server processes per replica, sharing the requests' HTTP and tokenisation work (vLLM's default 1)")
 	fs.BoolVar(&f.async, "async-scheduling", false, "schedule the next step while the GPU runs this one (vLLM's default from 0.14; default: --vllm-version's)")
 	fs.BoolVar(&f.noAsync, "no-async-scheduling", false, "schedule each step after the last one's outputs (vLLM's default before 0.14)")
 }
@@ -91,6 +93,7 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
 			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
+			APIServerCount: f.apiServers,
 		},
 	}
 }

@@ -38,6 +38,7 @@ var badFlagValues = map[string][]string{
 	"scheduling-policy":            {"sjf"},
 	"long-prefill-token-threshold": {"-1"},
 	"replicas":                     {"0", "-1"},
+	"api-server-count":             {"0", "-1"},
 	"router":                       {"random"},
 	"vllm-version":                 {"latest"},
 	"entry-point":                  {"grpc"},
