@@ -56,6 +56,7 @@ fuzz:
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseTolerances -fuzztime $(FUZZTIME)
 	$(GO) test ./verify -run '^$$' -fuzz FuzzReadRunFiles -fuzztime $(FUZZTIME)
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseThresholds -fuzztime $(FUZZTIME)
+	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseGoodput -fuzztime $(FUZZTIME)
 	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
 	$(GO) test ./fidelity -run '^$$' -fuzz FuzzReadRecords -fuzztime $(FUZZTIME)

@@ -35,6 +35,9 @@ type Summary struct {
 	ScheduleLagS       *ScheduleLag     `json:"schedule_lag_s,omitempty"`
 	SpecDecode         *SpecDecodeStats `json:"spec_decode,omitempty"`
 	PrefixCacheHitRate *float64         `json:"prefix_cache_hit_rate,omitempty"`
+	// Goodput counts the user requests that met every per-request SLO
+	// (goodput.go); nil unless SLOs were given.
+	Goodput *Goodput `json:"goodput,omitempty"`
 	// Errors says what failed (summary_errors.go); nil when nothing did.
 	Errors *ErrorBreakdown `json:"errors,omitempty"`
 	// Scrape counts a load test's /metrics scrapes and failures.

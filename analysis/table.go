@@ -111,6 +111,10 @@ func writeRun(w io.Writer, s *Summary) error {
 		{"answer tok/s", formatCompact(t.AnswerTokensPerS)},
 		{"prompt tok/s", formatCompact(t.PromptTokensPerS)},
 	}
+	if g := s.Goodput; g != nil {
+		requests = append(requests, pair{"met every SLO", formatInt(int64(g.Good)) + " (" + formatFixed(100*g.Fraction, 1) + "%)"})
+		throughput = append(throughput, pair{"goodput req/s", formatCompact(g.RequestsPerS)})
+	}
 	return writePairs(w, "requests", requests, "throughput", throughput, tw.AlignRight)
 }
 

@@ -9,15 +9,40 @@ import (
 	"time"
 )
 
-// MetricFailureRate is the threshold-only metric: failed requests over all
-// measured requests (rejected ones included), a fraction.
-const MetricFailureRate = "failure_rate"
+// The threshold-only metrics: failed requests over all measured requests
+// (rejected ones included), a fraction; and with --goodput, the fraction of
+// user requests that met every per-request SLO and their rate.
+const (
+	MetricFailureRate     = "failure_rate"
+	MetricGoodputFraction = "goodput_fraction"
+	MetricGoodputRequests = "goodput_requests"
+)
+
+// thresholdOnly are the metrics a threshold may name beside Metrics().
+var thresholdOnly = []struct {
+	name, unit string
+	value      func(*Summary) float64
+}{
+	{MetricFailureRate, "%", failureRate},
+	{MetricGoodputFraction, "%", func(s *Summary) float64 {
+		if s.Goodput == nil || s.Goodput.Requests == 0 {
+			return math.NaN()
+		}
+		return s.Goodput.Fraction
+	}},
+	{MetricGoodputRequests, "req/s", func(s *Summary) float64 {
+		if s.Goodput == nil || s.Goodput.Requests == 0 {
+			return math.NaN()
+		}
+		return s.Goodput.RequestsPerS
+	}},
+}
 
 // Threshold is one pass/fail criterion on a load test's summary, in the
 // manner of k6's thresholds: "ttft_p99<2s", "tpot_p50<=50ms",
 // "failure_rate<1%", "throughput_requests>3".
 type Threshold struct {
-	// Metric is a name of Metrics() or MetricFailureRate.
+	// Metric is a name of Metrics() or a threshold-only metric.
 	Metric string `json:"metric"`
 	// Op is one of <, <=, >, >=.
 	Op string `json:"op"`
@@ -85,7 +110,7 @@ func thresholdValue(raw, unit string) (float64, error) {
 	switch {
 	case strings.HasSuffix(raw, "%"):
 		if unit != "%" {
-			return 0, fmt.Errorf("%q: a percentage fits only failure_rate and kv_usage_*", raw)
+			return 0, fmt.Errorf("%q: a percentage fits only failure_rate, goodput_fraction and kv_usage_*", raw)
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(raw, "%")), 64)
 		if err != nil {
@@ -114,8 +139,10 @@ func thresholdValue(raw, unit string) (float64, error) {
 // thresholdUnit is the unit of a threshold metric (Metric.Unit), and
 // whether the name is one.
 func thresholdUnit(name string) (string, bool) {
-	if name == MetricFailureRate {
-		return "%", true
+	for _, m := range thresholdOnly {
+		if m.name == name {
+			return m.unit, true
+		}
 	}
 	for _, m := range Metrics() {
 		if m.Name == name {
@@ -127,7 +154,10 @@ func thresholdUnit(name string) (string, bool) {
 
 // ThresholdMetrics lists the names a threshold may use.
 func ThresholdMetrics() []string {
-	names := []string{MetricFailureRate}
+	var names []string
+	for _, m := range thresholdOnly {
+		names = append(names, m.name)
+	}
 	for _, m := range Metrics() {
 		names = append(names, m.Name)
 	}
@@ -154,7 +184,10 @@ type ThresholdResult struct {
 
 // CheckThresholds checks every threshold against s.
 func CheckThresholds(s *Summary, ts []Threshold) []ThresholdResult {
-	values := map[string]func(*Summary) float64{MetricFailureRate: failureRate}
+	values := map[string]func(*Summary) float64{}
+	for _, m := range thresholdOnly {
+		values[m.name] = m.value
+	}
 	for _, m := range Metrics() {
 		values[m.Name] = m.Value
 	}

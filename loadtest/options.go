@@ -68,7 +68,10 @@ type Options struct {
 	MaxConsecutiveFailures int      // --max-consecutive-failures
 	MaxFailureRate         *float64 // --max-failure-rate (nil: not given)
 	Thresholds             []string // --threshold
-	Predict                *Predict // --predict (nil: off)
+	// Goodput is --goodput: per-request SLOs (analysis.ParseGoodput); the
+	// summary counts the requests that met them all.
+	Goodput string
+	Predict *Predict // --predict (nil: off)
 }
 
 // Predict is --predict: simulate the planned requests on the server's
@@ -145,6 +148,16 @@ func (o *Options) checks() ([]analysis.Threshold, error) {
 	ts, err := analysis.ParseThresholds(o.Thresholds)
 	if err != nil {
 		return nil, fmt.Errorf("--threshold: %w", err)
+	}
+	if o.Goodput != "" {
+		if _, err := analysis.ParseGoodput(o.Goodput); err != nil {
+			return nil, fmt.Errorf("--goodput: %w", err)
+		}
+	}
+	for _, t := range ts {
+		if (t.Metric == analysis.MetricGoodputFraction || t.Metric == analysis.MetricGoodputRequests) && o.Goodput == "" {
+			return nil, fmt.Errorf("--threshold %s: goodput is counted against --goodput's SLOs; give them (e.g. --goodput ttft=2s,tpot=50ms)", t.Text)
+		}
 	}
 	if o.MaxFailureRate != nil {
 		t, err := analysis.MaxFailureRate(*o.MaxFailureRate)

@@ -111,6 +111,7 @@ var badFlagValues = map[string][]string{
 	"progress-interval":        {"-1s"},
 	"max-consecutive-failures": {"-1"},
 	"max-failure-rate":         {"-0.1", "1.5", "NaN"},
+	"goodput":                  {"tpot=50"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

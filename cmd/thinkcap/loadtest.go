@@ -45,6 +45,7 @@ type loadtestOptions struct {
 	maxConsecutiveFailures int
 	maxFailureRate         float64
 	thresholds             []string
+	goodput                string
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -104,7 +105,8 @@ func (o *loadtestOptions) registerChecks(fs *pflag.FlagSet) {
 		"abort the run after this many consecutive connection failures, or HTTP 401/403/404 of one code (0: never)")
 	fs.Float64Var(&o.maxFailureRate, "max-failure-rate", 0, "fail (exit 1) when more than this fraction of the measured requests failed (default: no limit)")
 	fs.StringArrayVar(&o.thresholds, "threshold", nil,
-		"fail (exit 1) unless METRIC OP VALUE holds, k6-style: ttft_p99<2s, tpot_p50<=50ms, failure_rate<1%, throughput_requests>3 (repeatable, comma-separated); metrics as verify names them")
+		"fail (exit 1) unless METRIC OP VALUE holds, k6-style: ttft_p99<2s, tpot_p50<=50ms, failure_rate<1%, goodput_fraction>=90%, throughput_requests>3 (repeatable, comma-separated); metrics as verify names them")
+	fs.StringVar(&o.goodput, "goodput", "", "count the requests that meet every per-request SLO: ttft=2s,tpot=50ms,ttfa=60s,e2e=120s (or vLLM's ttft:2000 tpot:50 e2el:120000, in ms)")
 }
 
 func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
@@ -142,7 +144,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route,
 		Out: o.out, Force: o.force, ScrapeInterval: o.scrapeInterval, ProgressInterval: o.progressEvery,
 		JSON: o.output == "json", Args: os.Args,
-		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds,
+		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
 		Predict: o.predict.options(o.profilesPath),
 	}
 	if fs.Changed("max-failure-rate") {
