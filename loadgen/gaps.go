@@ -53,20 +53,53 @@ func (h *GapHistogram) Count() int64 { return h.n.Load() }
 // Quantiles returns the mean and the 50th, 90th and 99th percentiles in
 // seconds (zeros when empty).
 func (h *GapHistogram) Quantiles() (mean, p50, p90, p99 float64) {
-	n := h.n.Load()
-	if n == 0 {
+	if h.n.Load() == 0 {
 		return 0, 0, 0, 0
 	}
-	q := func(p float64) float64 {
-		rank := max(int64(math.Ceil(p*float64(n))), 1)
-		var seen int64
-		for i := range h.counts {
-			seen += h.counts[i].Load()
-			if seen >= rank {
-				return gapValue(i) / 1e9
-			}
-		}
-		return gapValue(len(h.counts)-1) / 1e9
+	return h.Mean(), h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99)
+}
+
+// Mean is the mean gap in seconds, exact (0 when empty).
+func (h *GapHistogram) Mean() float64 {
+	n := h.n.Load()
+	if n == 0 {
+		return 0
 	}
-	return float64(h.sumNs.Load()) / float64(n) / 1e9, q(0.5), q(0.9), q(0.99)
+	return float64(h.sumNs.Load()) / float64(n) / 1e9
+}
+
+// Quantile is the gap at rank ⌈p × n⌉ in seconds, to the histogram's
+// resolution (1/64 of the value; 0 when empty).
+func (h *GapHistogram) Quantile(p float64) float64 {
+	n := h.n.Load()
+	if n == 0 {
+		return 0
+	}
+	rank := max(int64(math.Ceil(p*float64(n))), 1)
+	var seen int64
+	for i := range h.counts {
+		seen += h.counts[i].Load()
+		if seen >= rank {
+			return gapValue(i) / 1e9
+		}
+	}
+	return gapValue(len(h.counts)-1) / 1e9
+}
+
+// Std is the gaps' population standard deviation in seconds, from the
+// buckets' midpoints around the exact mean (0 when empty).
+func (h *GapHistogram) Std() float64 {
+	n := h.n.Load()
+	if n == 0 {
+		return 0
+	}
+	mean := float64(h.sumNs.Load()) / float64(n)
+	var ss float64
+	for i := range h.counts {
+		if c := h.counts[i].Load(); c > 0 {
+			d := gapValue(i) - mean
+			ss += float64(c) * d * d
+		}
+	}
+	return math.Sqrt(ss/float64(n)) / 1e9
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadgen"
@@ -36,6 +37,16 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	}
 	if err := writeSummary(r.rd, &s); err != nil {
 		return nil, err
+	}
+	if o.SaveResult != "" {
+		res, err := vllmResult(o, outcome, r.gaps, &s, time.Now())
+		if err == nil {
+			err = writeVLLMResult(o.SaveResult, res)
+		}
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Stderr, "thinkcap: wrote %s (vllm bench serve's result format)\n", o.SaveResult)
 	}
 	state, reason := loadgen.RunComplete, ""
 	if outcome.Aborted != "" {

@@ -3,6 +3,8 @@ package loadtest
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
@@ -71,6 +73,13 @@ type Options struct {
 	// Goodput is --goodput: per-request SLOs (analysis.ParseGoodput); the
 	// summary counts the requests that met them all.
 	Goodput string
+	// SaveResult is --save-result: a file to write the run to as `vllm
+	// bench serve --save-result` does (saveresult.go), with Metadata
+	// (--metadata KEY=VALUE) and the latency Percentiles (--percentiles;
+	// default vLLM's 99).
+	SaveResult  string
+	Metadata    []string
+	Percentiles []float64
 	Predict *Predict // --predict (nil: off)
 }
 
@@ -152,6 +161,19 @@ func (o *Options) checks() ([]analysis.Threshold, error) {
 	if o.Goodput != "" {
 		if _, err := analysis.ParseGoodput(o.Goodput); err != nil {
 			return nil, fmt.Errorf("--goodput: %w", err)
+		}
+	}
+	if _, err := ParseMetadata(o.Metadata); err != nil {
+		return nil, err
+	}
+	for _, p := range o.Percentiles {
+		if !(p > 0 && p <= 100) {
+			return nil, fmt.Errorf("--percentiles: %g is not a percentile in (0, 100]", p)
+		}
+	}
+	if o.SaveResult != "" {
+		if st, err := os.Stat(filepath.Dir(o.SaveResult)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--save-result %s: its directory does not exist", o.SaveResult)
 		}
 	}
 	for _, t := range ts {

@@ -112,6 +112,9 @@ var badFlagValues = map[string][]string{
 	"max-consecutive-failures": {"-1"},
 	"max-failure-rate":         {"-0.1", "1.5", "NaN"},
 	"goodput":                  {"tpot=50"},
+	"metadata":                 {"novalue"},
+	"percentiles":              {"0", "101"},
+	"save-result":              {"/nonexistent-dir/r.json"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

@@ -46,6 +46,9 @@ type loadtestOptions struct {
 	maxFailureRate         float64
 	thresholds             []string
 	goodput                string
+	saveResult             string
+	metadata               []string
+	percentiles            []float64
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -92,6 +95,9 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
 	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
+	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
+	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles of the --save-result file, e.g. 50,90,95,99,99.9 (default vLLM's 99)")
 	o.registerChecks(fs)
 	o.predict.register(fs)
 	return cmd
@@ -145,6 +151,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		Out: o.out, Force: o.force, ScrapeInterval: o.scrapeInterval, ProgressInterval: o.progressEvery,
 		JSON: o.output == "json", Args: os.Args,
 		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
+		SaveResult: o.saveResult, Metadata: o.metadata, Percentiles: o.percentiles,
 		Predict: o.predict.options(o.profilesPath),
 	}
 	if fs.Changed("max-failure-rate") {
