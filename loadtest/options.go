@@ -80,7 +80,7 @@ type Options struct {
 	SaveResult  string
 	Metadata    []string
 	Percentiles []float64
-	Predict *Predict // --predict (nil: off)
+	Predict     *Predict // --predict (nil: off)
 }
 
 // Predict is --predict: simulate the planned requests on the server's
