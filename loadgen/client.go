@@ -85,6 +85,11 @@ type ClientConfig struct {
 	// Gaps, if set, receives every inter-token gap of every stream: the
 	// run's ITL distribution.
 	Gaps *GapHistogram
+	// ExtraBody's fields are added to every request body (--extra-body,
+	// ParseExtraBody), replacing thinkcap's own of the same name.
+	ExtraBody map[string]json.RawMessage
+	// Secrets are values (extra headers') kept out of errors, as APIKey is.
+	Secrets []string
 }
 
 // Validate reports every problem of c.
@@ -314,7 +319,11 @@ func (c *Client) Body(req Request) ([]byte, error) {
 	if err := enc.Encode(body); err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(c.cfg.ExtraBody) > 0 {
+		return mergeBody(b, c.cfg.ExtraBody)
+	}
+	return b, nil
 }
 
 // Causes of the client's own deadlines.
@@ -514,12 +523,15 @@ func (c *Client) notAStream(m *Measurement, resp *http.Response) {
 	m.Error = "response is json, not an event stream"
 }
 
-// redact removes the API key from text that may echo it.
+// redact removes the API key and the other secrets from text that may
+// echo them.
 func (c *Client) redact(s string) string {
-	if c.cfg.APIKey == "" {
-		return s
+	for _, secret := range append([]string{c.cfg.APIKey}, c.cfg.Secrets...) {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
 	}
-	return strings.ReplaceAll(s, c.cfg.APIKey, "[redacted]")
+	return s
 }
 
 // excerpt is the start of a body, as valid UTF-8 on one line.

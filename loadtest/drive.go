@@ -13,7 +13,7 @@ import (
 // record written as it finishes.
 func (r *run) drive(ctx context.Context) (loadgen.Outcome, error) {
 	o := r.o
-	r.scraper = loadgen.NewScraper(loadgen.ScraperConfig{URL: o.URL, Interval: o.ScrapeInterval, APIKey: o.APIKey, OnSample: r.rd.AddSample})
+	r.scraper = loadgen.NewScraper(loadgen.ScraperConfig{URL: o.URL, Interval: o.ScrapeInterval, HTTPClient: r.scrapes, APIKey: o.APIKey, OnSample: r.rd.AddSample})
 	scrapeCtx, stopScrape := context.WithCancel(ctx)
 	defer stopScrape()
 	scraped := make(chan struct{})

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -80,6 +81,11 @@ type Options struct {
 	SaveResult  string
 	Metadata    []string
 	Percentiles []float64
+	// Headers (--header) go with every request; their values are secrets,
+	// kept out of every file. ExtraBody (--extra-body) is merged into every
+	// request body.
+	Headers   []loadgen.Header
+	ExtraBody map[string]json.RawMessage
 	Predict     *Predict // --predict (nil: off)
 }
 

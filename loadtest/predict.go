@@ -23,7 +23,7 @@ func (r *run) predict(ctx context.Context) error {
 		return err
 	}
 	server := &verify.Run{Meta: r.meta, TimeScale: loadgen.EmulatorTimeScale(r.meta.ServerVersion)}
-	if s, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.URL, APIKey: o.APIKey}).Scrape(ctx); err == nil {
+	if s, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: o.URL, HTTPClient: r.scrapes, APIKey: o.APIKey}).Scrape(ctx); err == nil {
 		server.Meta.CacheConfig = s.CacheConfig
 	}
 	return p.printPrediction(o.Stdout, cfg, server, o.Requests, o.Concurrency)

@@ -32,6 +32,7 @@ type run struct {
 	o       *Options
 	checks  []analysis.Threshold
 	http    *http.Client // one for the preflight, the warm-up and the load
+	scrapes *http.Client // the scraper's: its connections apart from the load's
 	models  loadgen.ModelsInfo
 	client  *loadgen.Client
 	gaps    *loadgen.GapHistogram
@@ -105,15 +106,20 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--ca-cert: %w", err))
 	}
+	scrapes, _ := loadgen.NewHTTPClient(o.CACert)
+	// --header goes with every request: the load, the preflight, the
+	// warm-up and the scrapes (a gateway in front guards them all).
+	httpClient, scrapes = loadgen.WithHeaders(httpClient, o.Headers), loadgen.WithHeaders(scrapes, o.Headers)
 	models, err := preflight(ctx, o, httpClient)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{o: o, checks: checks, http: httpClient, models: models, gaps: &loadgen.GapHistogram{}}
+	r := &run{o: o, checks: checks, http: httpClient, scrapes: scrapes, models: models, gaps: &loadgen.GapHistogram{}}
 	r.client, err = loadgen.NewClient(loadgen.ClientConfig{
 		BaseURL: o.URL, Model: o.Model, Endpoint: loadgen.Endpoint(o.Endpoint), APIKey: o.APIKey,
 		HeaderTimeout: o.HeaderTimeout, RequestTimeout: o.RequestTimeout, HTTPClient: httpClient,
 		ReasoningParser: !o.NoReasoningParser, Gaps: r.gaps,
+		ExtraBody: o.ExtraBody, Secrets: loadgen.HeaderValues(o.Headers),
 	})
 	if err != nil {
 		return nil, badInput(err)
@@ -130,7 +136,7 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 func (r *run) describe(ctx context.Context) error {
 	o := r.o
 	r.meta = loadgen.Metadata{
-		Command: loadgen.RedactCommandLine(o.Args, o.APIKey), TargetURL: o.URL, Model: o.Model,
+		Command: loadgen.RedactCommandLine(o.Args, append([]string{o.APIKey}, loadgen.HeaderValues(o.Headers)...)...), TargetURL: o.URL, Model: o.Model,
 		Start: time.Now(), Options: map[string]any{"endpoint": o.Endpoint, "requests": len(o.Requests), "warmup": o.Warmup.Spec, "concurrency": o.Concurrency},
 	}
 	r.meta.ServerVersion, _ = loadgen.FetchVersion(ctx, r.http, o.URL, o.APIKey)

@@ -115,6 +115,8 @@ var badFlagValues = map[string][]string{
 	"metadata":                 {"novalue"},
 	"percentiles":              {"0", "101"},
 	"save-result":              {"/nonexistent-dir/r.json"},
+	"header":                   {"novalue", "Bad Name=1"},
+	"extra-body":               {"[1]", "{\"model\": \"x\"}"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

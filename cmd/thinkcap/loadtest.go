@@ -49,6 +49,8 @@ type loadtestOptions struct {
 	saveResult             string
 	metadata               []string
 	percentiles            []float64
+	headers                []string
+	extraBody              string
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -95,6 +97,8 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
 	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
+	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
 	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
 	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles of the --save-result file, e.g. 50,90,95,99,99.9 (default vLLM's 99)")
@@ -141,6 +145,14 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate()); err != nil {
 		return loadtest.Options{}, badInput(err)
 	}
+	headers, err := loadgen.ParseHeaders(o.headers, os.Getenv)
+	if err != nil {
+		return loadtest.Options{}, badInput(err)
+	}
+	extraBody, err := loadgen.ParseExtraBody(o.extraBody)
+	if err != nil {
+		return loadtest.Options{}, badInput(err)
+	}
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
 		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, NoReasoningParser: o.noParser,
@@ -152,6 +164,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		JSON: o.output == "json", Args: os.Args,
 		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
 		SaveResult: o.saveResult, Metadata: o.metadata, Percentiles: o.percentiles,
+		Headers: headers, ExtraBody: extraBody,
 		Predict: o.predict.options(o.profilesPath),
 	}
 	if fs.Changed("max-failure-rate") {
