@@ -112,11 +112,14 @@ type Throughput struct {
 // Stat is the four-number summary every distribution gets. NoData marks a
 // distribution with no sample: its JSON leaves are null (summary_nodata.go).
 type Stat struct {
-	Mean   float64 `json:"mean"`
-	P50    float64 `json:"p50"`
-	P90    float64 `json:"p90"`
-	P99    float64 `json:"p99"`
-	NoData bool    `json:"-"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	// Dist is the spread at chosen percentiles (loadtest --percentiles);
+	// nil unless asked for.
+	Dist   *Distribution `json:"distribution,omitempty"`
+	NoData bool          `json:"-"`
 }
 
 // Latencies are in seconds.

@@ -17,6 +17,8 @@ type statJSON struct {
 	P50  *float64 `json:"p50"`
 	P90  *float64 `json:"p90"`
 	P99  *float64 `json:"p99"`
+	// Dist is the chosen percentiles' spread, when asked for.
+	Dist *Distribution `json:"distribution,omitempty"`
 }
 
 // MarshalJSON writes the four keys, null when there is no data.
@@ -24,7 +26,7 @@ func (s Stat) MarshalJSON() ([]byte, error) {
 	if s.NoData {
 		return json.Marshal(statJSON{})
 	}
-	return json.Marshal(statJSON{&s.Mean, &s.P50, &s.P90, &s.P99})
+	return json.Marshal(statJSON{&s.Mean, &s.P50, &s.P90, &s.P99, s.Dist})
 }
 
 // UnmarshalJSON reads the four keys; all null (or absent) is no data.
@@ -35,6 +37,7 @@ func (s *Stat) UnmarshalJSON(data []byte) error {
 	}
 	*s = Stat{NoData: w.Mean == nil && w.P50 == nil && w.P90 == nil && w.P99 == nil}
 	s.Mean, s.P50, s.P90, s.P99 = deref(w.Mean), deref(w.P50), deref(w.P90), deref(w.P99)
+	s.Dist = w.Dist
 	return nil
 }
 

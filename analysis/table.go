@@ -137,10 +137,31 @@ func writeLatency(w io.Writer, s *Summary) error {
 		{"E2E", l.E2E, false},
 		{"Queue", l.Queue, true},
 	}
-	t := newTable(w, "latency (ms)", "mean", "p50", "p90", "p99")
+	// With --percentiles the rows show the chosen ones between the
+	// extremes, with the standard deviation.
+	var ps []Percentile
+	for _, r := range rows {
+		if r.stat.Dist != nil {
+			ps = r.stat.Dist.Percentiles
+			break
+		}
+	}
+	header := []string{"latency (ms)", "mean", "p50", "p90", "p99"}
+	if ps != nil {
+		header = []string{"latency (ms)", "mean", "std", "min"}
+		for _, p := range ps {
+			header = append(header, p.Label())
+		}
+		header = append(header, "max")
+	}
+	t := newTable(w, header...)
 	for _, r := range rows {
 		measured := s.Requests.Completed > 0 && !r.stat.NoData && (r.zeroOK || r.stat != Stat{})
-		if err := t.Append(statRow(r.name, r.stat, measured, formatMS)); err != nil {
+		row := statRow(r.name, r.stat, measured, formatMS)
+		if ps != nil {
+			row = distRow(r.name, r.stat, measured, len(ps), formatMS)
+		}
+		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
@@ -225,6 +246,26 @@ func statRow(name string, st Stat, measured bool, format func(float64) string) [
 		return []string{name, noValue, noValue, noValue, noValue}
 	}
 	return []string{name, format(st.Mean), format(st.P50), format(st.P90), format(st.P99)}
+}
+
+// distRow formats one Stat as label, mean, std, min, the n percentiles and
+// max; a Stat without a distribution shows its mean only.
+func distRow(name string, st Stat, measured bool, n int, format func(float64) string) []string {
+	row := []string{name, noValue, noValue, noValue}
+	for range n + 1 {
+		row = append(row, noValue)
+	}
+	if !measured {
+		return row
+	}
+	row[1] = format(st.Mean)
+	if d := st.Dist; d != nil && len(d.Percentiles) == n {
+		row[2], row[3], row[len(row)-1] = format(d.Std), format(d.Min), format(d.Max)
+		for i, p := range d.Percentiles {
+			row[4+i] = format(p.Value)
+		}
+	}
+	return row
 }
 
 // pair is one "name value" line of a key-value table.

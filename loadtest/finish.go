@@ -31,6 +31,9 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	tel := loadgen.Summarize(samples, measureFrom(outcome, o.Requests, o.Warmup), outcome.End)
 	s := summarize(o.Model, outcome, &tel, r.gaps, r.meta.MaxModelLen)
 	addFailures(&s, outcome, stats, o.ScrapeInterval > 0)
+	if len(o.Percentiles) > 0 {
+		addDistributions(&s, outcome, r.gaps, o.Percentiles)
+	}
 	if o.Goodput != "" {
 		slos, _ := analysis.ParseGoodput(o.Goodput) // checked before the load
 		s.Goodput = analysis.ComputeGoodput(outcome.Results, slos, s.DurationS)

@@ -86,7 +86,7 @@ type Options struct {
 	// request body.
 	Headers   []loadgen.Header
 	ExtraBody map[string]json.RawMessage
-	Predict     *Predict // --predict (nil: off)
+	Predict   *Predict // --predict (nil: off)
 }
 
 // Predict is --predict: simulate the planned requests on the server's

@@ -72,6 +72,20 @@ func serverSide(s *analysis.Summary, tel *loadgen.Telemetry) {
 	}
 }
 
+// addDistributions gives the latencies their spread at --percentiles: the
+// per-request ones from the records, ITL from the run's gap histogram.
+func addDistributions(s *analysis.Summary, out *loadgen.Outcome, gaps *loadgen.GapHistogram, ps []float64) {
+	s.LatencyS.AddDistributions(analysis.SampleLatencies(out.Results), ps)
+	s.LatencyFromSentS.AddDistributions(analysis.SampleLatencies(out.FromSent), ps)
+	if gaps.Count() > 0 {
+		d := &analysis.Distribution{Min: gaps.Quantile(0), Max: gaps.Quantile(1), Std: gaps.Std()}
+		for _, p := range ps {
+			d.Percentiles = append(d.Percentiles, analysis.Percentile{P: p, Value: gaps.Quantile(p / 100)})
+		}
+		s.LatencyS.ITL.Dist, s.LatencyFromSentS.ITL.Dist = d, d
+	}
+}
+
 // addFailures fills the summary's failure breakdown and, when scraping,
 // the scrape counts.
 func addFailures(s *analysis.Summary, out *loadgen.Outcome, stats loadgen.ScrapeStats, scraped bool) {

@@ -101,7 +101,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
 	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
-	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles of the --save-result file, e.g. 50,90,95,99,99.9 (default vLLM's 99)")
+	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles to report, e.g. 50,90,95,99,99.9, with min, max and std, in the table, summary.json and the --save-result file (default: mean, p50, p90, p99; vLLM's 99 in --save-result)")
 	o.registerChecks(fs)
 	o.predict.register(fs)
 	return cmd

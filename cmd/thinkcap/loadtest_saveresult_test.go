@@ -123,6 +123,26 @@ func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	if _, ok := vals["p99_ttft_ms"]; ok {
 		t.Error("p99_ttft_ms written though --percentiles did not ask for it")
 	}
+	// The same percentiles in summary.json, each latency's distribution.
+	var sum struct {
+		LatencyS map[string]struct {
+			Dist *struct {
+				Min, Max    float64
+				Percentiles []struct{ P, Value float64 }
+			} `json:"distribution"`
+		} `json:"latency_s"`
+	}
+	sb, _ := os.ReadFile(filepath.Join(tmp, "run2", "summary.json"))
+	if err := json.Unmarshal(sb, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"ttft", "tpot", "itl", "e2e"} {
+		d := sum.LatencyS[m].Dist
+		if d == nil || len(d.Percentiles) != 2 || d.Percentiles[0].P != 50 || d.Percentiles[1].P != 99.9 ||
+			!(d.Min <= d.Percentiles[0].Value && d.Percentiles[0].Value <= d.Percentiles[1].Value && d.Percentiles[1].Value <= d.Max) {
+			t.Errorf("summary.json %s distribution %+v", m, d)
+		}
+	}
 	if vals["request_rate"] != "inf" || vals["max_concurrency"] != 2.0 || vals["request_goodput"] != vals["request_throughput"] {
 		t.Errorf("closed loop: rate %v, max_concurrency %v, goodput %v of %v", vals["request_rate"], vals["max_concurrency"], vals["request_goodput"], vals["request_throughput"])
 	}
