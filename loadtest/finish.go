@@ -41,16 +41,6 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	if err := writeSummary(r.rd, &s); err != nil {
 		return nil, err
 	}
-	if o.SaveResult != "" {
-		res, err := vllmResult(o, outcome, r.gaps, &s, time.Now())
-		if err == nil {
-			err = writeVLLMResult(o.SaveResult, res)
-		}
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(o.Stderr, "thinkcap: wrote %s (vllm bench serve's result format)\n", o.SaveResult)
-	}
 	state, reason := loadgen.RunComplete, ""
 	if outcome.Aborted != "" {
 		state, reason = loadgen.RunAborted, outcome.Aborted
@@ -63,10 +53,36 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 		return nil, err
 	}
 	fmt.Fprintf(o.Stderr, "thinkcap: wrote %s (results.jsonl, timeline.csv, metadata.json, summary.json)\n", r.dir)
+	if err := r.writeExtraFiles(&s, outcome, samples, string(state)); err != nil {
+		return nil, err
+	}
 	return &Outcome{
 		Dir: r.dir, Summary: s, Aborted: outcome.Aborted, Finished: r.rd.Finished(), Planned: len(o.Requests), Signal: sig,
 		json: o.JSON, checks: r.checks, predict: o.Predict,
 	}, nil
+}
+
+// writeExtraFiles writes what was asked for beside the run directory:
+// --save-result in vllm bench serve's format, the --report HTML.
+func (r *run) writeExtraFiles(s *analysis.Summary, outcome *loadgen.Outcome, samples []loadgen.Sample, state string) error {
+	o := r.o
+	if o.SaveResult != "" {
+		res, err := vllmResult(o, outcome, r.gaps, s, time.Now())
+		if err == nil {
+			err = writeVLLMResult(o.SaveResult, res)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Stderr, "thinkcap: wrote %s (vllm bench serve's result format)\n", o.SaveResult)
+	}
+	if o.Report != "" {
+		if err := writeLoadReport(o.Report, r, s, outcome, samples, state); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Stderr, "thinkcap: wrote %s\n", o.Report)
+	}
+	return nil
 }
 
 // writeSummary writes the run's summary.json (metadata.json and

@@ -86,7 +86,9 @@ type Options struct {
 	// request body.
 	Headers   []loadgen.Header
 	ExtraBody map[string]json.RawMessage
-	Predict   *Predict // --predict (nil: off)
+	// Report is --report: the run as one self-contained HTML file.
+	Report  string
+	Predict *Predict // --predict (nil: off)
 }
 
 // Predict is --predict: simulate the planned requests on the server's
@@ -177,9 +179,12 @@ func (o *Options) checks() ([]analysis.Threshold, error) {
 			return nil, fmt.Errorf("--percentiles: %g is not a percentile in (0, 100]", p)
 		}
 	}
-	if o.SaveResult != "" {
-		if st, err := os.Stat(filepath.Dir(o.SaveResult)); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("--save-result %s: its directory does not exist", o.SaveResult)
+	for _, f := range []struct{ flag, path string }{{"--save-result", o.SaveResult}, {"--report", o.Report}} {
+		if f.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s %s: its directory does not exist", f.flag, f.path)
 		}
 	}
 	for _, t := range ts {

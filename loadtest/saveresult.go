@@ -267,12 +267,18 @@ func offeredRate(reqs []workload.Request) (float64, any) {
 	return 1 / mean, 1 / cv2
 }
 
-// peaks are vLLM's max_output_tokens_per_s and max_concurrent_requests:
-// over one-second buckets from the first send, the most output tokens
-// (each request's spread evenly from its first to its last token) and the
-// most requests in flight (a request counts in every bucket from its send
-// to its end).
-func peaks(results []workload.Result) (float64, int) {
+// buckets are a run's completed requests in one-second buckets from the
+// first send: output tokens (each request's spread evenly from its first
+// to its last token) and requests in flight (a request counts in every
+// bucket from its send to its end), as vLLM's client counts them for
+// max_output_tokens_per_s and max_concurrent_requests.
+type buckets struct {
+	first      float64 // the first send, seconds from the run's start
+	tokens     []float64
+	concurrent []int
+}
+
+func tokenBuckets(results []workload.Result) buckets {
 	first := math.Inf(1)
 	last := 0.0
 	for i := range results {
@@ -282,36 +288,45 @@ func peaks(results []workload.Result) (float64, int) {
 		}
 	}
 	if math.IsInf(first, 1) {
-		return 0, 0
+		return buckets{}
 	}
 	n := int(last-first) + 1
-	tokens, concurrent := make([]float64, n), make([]int, n)
+	b := buckets{first: first, tokens: make([]float64, n), concurrent: make([]int, n)}
 	for i := range results {
 		r := &results[i]
 		if !r.OK() {
 			continue
 		}
 		start, end := r.SentS-first, r.SentS-first+r.E2ES
-		for b := int(start); b <= int(end) && b < n; b++ {
-			concurrent[b]++
+		for k := int(start); k <= int(end) && k < n; k++ {
+			b.concurrent[k]++
 		}
 		out := float64(r.OutputTokens())
 		t0, t1 := start+r.TTFTS, end
 		if out <= 1 || t1 <= t0 {
-			tokens[min(int(t0), n-1)] += out
+			b.tokens[min(int(t0), n-1)] += out
 			continue
 		}
 		// The first token at t0, the rest evenly over (t0, t1].
-		tokens[min(int(t0), n-1)]++
+		b.tokens[min(int(t0), n-1)]++
 		rate := (out - 1) / (t1 - t0)
-		for b := int(t0); b <= int(t1) && b < n; b++ {
-			lo, hi := max(float64(b), t0), min(float64(b+1), t1)
+		for k := int(t0); k <= int(t1) && k < n; k++ {
+			lo, hi := max(float64(k), t0), min(float64(k+1), t1)
 			if hi > lo {
-				tokens[b] += rate * (hi - lo)
+				b.tokens[k] += rate * (hi - lo)
 			}
 		}
 	}
-	return slices.Max(tokens), slices.Max(concurrent)
+	return b
+}
+
+// peaks are vLLM's max_output_tokens_per_s and max_concurrent_requests.
+func peaks(results []workload.Result) (float64, int) {
+	b := tokenBuckets(results)
+	if len(b.tokens) == 0 {
+		return 0, 0
+	}
+	return slices.Max(b.tokens), slices.Max(b.concurrent)
 }
 
 // writeVLLMResult writes the run's result object to path, one line as

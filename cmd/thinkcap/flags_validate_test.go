@@ -117,6 +117,7 @@ var badFlagValues = map[string][]string{
 	"save-result":              {"/nonexistent-dir/r.json"},
 	"header":                   {"novalue", "Bad Name=1"},
 	"extra-body":               {"[1]", "{\"model\": \"x\"}"},
+	"report":                   {"/nonexistent-dir/r.html"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

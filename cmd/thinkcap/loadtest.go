@@ -51,6 +51,7 @@ type loadtestOptions struct {
 	percentiles            []float64
 	headers                []string
 	extraBody              string
+	report                 string
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -99,6 +100,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
+	fs.StringVar(&o.report, "report", "", "also write the run as one self-contained HTML file: the tables, thresholds, latency CDFs, KV usage, running and waiting, throughput over time")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
 	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
 	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles to report, e.g. 50,90,95,99,99.9, with min, max and std, in the table, summary.json and the --save-result file (default: mean, p50, p90, p99; vLLM's 99 in --save-result)")
@@ -164,7 +166,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		JSON: o.output == "json", Args: os.Args,
 		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
 		SaveResult: o.saveResult, Metadata: o.metadata, Percentiles: o.percentiles,
-		Headers: headers, ExtraBody: extraBody,
+		Headers: headers, ExtraBody: extraBody, Report: o.report,
 		Predict: o.predict.options(o.profilesPath),
 	}
 	if fs.Changed("max-failure-rate") {
