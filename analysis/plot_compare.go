@@ -147,8 +147,13 @@ type Series struct {
 // are left out; an error is returned when
 // none has any, or when a series' X and Y differ in length.
 func WriteSeriesPlot(w io.Writer, title, yLabel string, series []Series) error {
+	return WriteXYPlot(w, title, "time (s)", yLabel, series)
+}
+
+// WriteXYPlot is WriteSeriesPlot against any x: a sweep's offered load.
+func WriteXYPlot(w io.Writer, title, xLabel, yLabel string, series []Series) error {
 	p := newComparePlot(title)
-	p.X.Label.Text = "time (s)"
+	p.X.Label.Text = xLabel
 	p.X.Tick.Marker = plainTicks
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true

@@ -118,6 +118,7 @@ var badFlagValues = map[string][]string{
 	"header":                   {"novalue", "Bad Name=1"},
 	"extra-body":               {"[1]", "{\"model\": \"x\"}"},
 	"report":                   {"/nonexistent-dir/r.html"},
+	"sweep":                    {"-1"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

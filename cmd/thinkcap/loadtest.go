@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,6 +55,7 @@ type loadtestOptions struct {
 	headers                []string
 	extraBody              string
 	report                 string
+	sweepN                 int
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -76,6 +80,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLoadtest(cmd, &o) },
 	}
 	fs := cmd.Flags()
+	o.traffic.sweepable = true
 	o.traffic.register(fs)
 	o.whatIf.register(fs)
 	fs.StringVar(&o.profilesPath, "profiles", "", "extra traffic profiles: a YAML file or a directory of them")
@@ -100,6 +105,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
+	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
 	fs.StringVar(&o.report, "report", "", "also write the run as one self-contained HTML file: the tables, thresholds, latency CDFs, KV usage, running and waiting, throughput over time")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
 	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
@@ -125,6 +131,9 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	opts, err := o.options(cmd.Flags())
 	if err != nil {
 		return err
+	}
+	if o.traffic.sweep() || o.sweepN != 0 {
+		return runSweep(cmd, o, opts)
 	}
 	if opts.Requests, err = o.requests(cmd.ErrOrStderr()); err != nil {
 		return err
@@ -158,7 +167,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
 		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, NoReasoningParser: o.noParser,
-		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency, MaxInFlight: o.maxInFlight,
+		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight,
 		Duration: o.duration, DurationGiven: fs.Changed("duration"), Warmup: warmup,
 		ForceLength: o.forceLength, SaveText: o.saveText, Seed: o.seed,
 		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route,
@@ -193,6 +202,43 @@ func (o *loadtestOptions) requests(warn io.Writer) ([]workload.Request, error) {
 	loadtest.EnsureIDs(reqs)
 	reqs, _, err = o.whatIf.apply(reqs, o.seed)
 	return reqs, err
+}
+
+// runSweep runs a load test per point of --rate or --concurrency's list,
+// or of --sweep N, each with the traffic at its rate.
+func runSweep(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options) error {
+	if o.sweepN < 0 {
+		return badInput(fmt.Errorf("--sweep %d: want the number of rates between the synchronous and the throughput runs", o.sweepN))
+	}
+	if o.sweepN > 0 && o.traffic.sweep() {
+		return badInput(errors.New("--sweep chooses its own rates: give it or a list of --rate/--concurrency, not both"))
+	}
+	var points []loadtest.SweepPoint
+	for _, r := range o.traffic.rates.vals {
+		points = append(points, loadtest.SweepPoint{Rate: r})
+	}
+	for _, c := range o.traffic.concurrencies.vals {
+		points = append(points, loadtest.SweepPoint{Concurrency: int(c)})
+	}
+	slices.SortFunc(points, func(a, b loadtest.SweepPoint) int {
+		return cmp.Compare(a.Rate+float64(a.Concurrency), b.Rate+float64(b.Concurrency))
+	})
+	opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	rates, concs := o.traffic.rates, o.traffic.concurrencies
+	so := loadtest.SweepOptions{Base: opts, Points: points, Auto: o.sweepN,
+		Requests: func(p loadtest.SweepPoint) ([]workload.Request, error) {
+			o.traffic.rates.vals, o.traffic.concurrencies.vals = nil, nil
+			defer func() { o.traffic.rates, o.traffic.concurrencies = rates, concs }()
+			if p.Rate > 0 {
+				o.traffic.rates.vals = []float64{p.Rate}
+			}
+			return o.requests(cmd.ErrOrStderr())
+		}}
+	out, err := loadtest.Sweep(cmd.Context(), so)
+	if err == nil || out != nil && len(out.Rows) > 0 {
+		err = errors.Join(err, loadtest.WriteSweep(cmd.OutOrStdout(), out))
+	}
+	return loadtestError(err)
 }
 
 // loadtestError maps the load test's typed errors onto main's: an

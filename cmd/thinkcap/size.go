@@ -76,7 +76,7 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	if o.traffic.concurrency != 0 {
+	if o.traffic.concurrency() != 0 {
 		return badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
 	}
 	// Every flag before any work; size's own lists are checked by

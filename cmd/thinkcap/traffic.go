@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,19 +16,28 @@ const defaultTraffic = workload.DefaultTraffic
 
 // trafficFlags choose the requests: a log, or synthetic traffic.
 type trafficFlags struct {
-	log         logFlags
-	workload    string
-	traffic     string
-	requests    int
-	rate        float64
-	arrival     string
-	speedup     float64
-	prompt      string
-	think       string
-	answer      string
-	concurrency int
-	set         *pflag.FlagSet // where the flags were registered: which were given
+	log           logFlags
+	workload      string
+	traffic       string
+	requests      int
+	rates         loadList // --rate: one, or a sweep's list where sweepable
+	arrival       string
+	speedup       float64
+	prompt        string
+	think         string
+	answer        string
+	concurrencies loadList // --concurrency likewise
+	// sweepable marks the command that takes lists (loadtest).
+	sweepable bool
+	set       *pflag.FlagSet // where the flags were registered: which were given
 }
+
+// rate is --rate's (first) value; concurrency --concurrency's.
+func (f *trafficFlags) rate() float64    { return f.rates.first() }
+func (f *trafficFlags) concurrency() int { return int(f.concurrencies.first()) }
+
+// sweep reports whether a list of rates or concurrencies was given.
+func (f *trafficFlags) sweep() bool { return len(f.rates.vals) > 1 || len(f.concurrencies.vals) > 1 }
 
 func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	f.set = fs
@@ -35,21 +45,29 @@ func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	f.log.register(fs)
 	fs.StringVar(&f.traffic, "traffic", defaultTraffic, "traffic profile for synthetic requests: a name (see thinkcap profiles) or a YAML file from thinkcap fit")
 	fs.IntVar(&f.requests, "requests", 0, fmt.Sprintf("synthetic requests to generate, or the first N of --workload (default %d synthetic)", workload.DefaultRequests))
-	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("synthetic arrival rate in requests/s (default %d)", workload.DefaultRatePerS))
+	rateHelp := fmt.Sprintf("synthetic arrival rate in requests/s (default %d)", workload.DefaultRatePerS)
+	concHelp := "closed loop: keep N requests in flight (arrival times are ignored)"
+	if f.sweepable {
+		rateHelp += "; a list (1,2,4,8) sweeps them, one run each"
+		concHelp += "; a list (1,8,64) sweeps them"
+	}
+	f.concurrencies.integer = true
+	f.rates.sweepable, f.concurrencies.sweepable = f.sweepable, f.sweepable
+	fs.Var(&f.rates, "rate", rateHelp)
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process: poisson, constant, gamma:burstiness=B (as vllm bench serve; <1 is burstier), or with --workload day-shaped (the log's own hourly profile at --rate)")
 	fs.Float64Var(&f.speedup, "speedup", 0, "replay the log F times faster (arrival times divided by F)")
 	fs.StringVar(&f.prompt, "prompt-tokens", "", "prompt length: a number or a distribution, e.g. lognormal:p50=800,p99=6000")
 	fs.StringVar(&f.think, "think-tokens", "", "thinking length: a number or a distribution, e.g. lognormal:p50=1500,p99=12000,max=30000")
 	fs.StringVar(&f.answer, "answer-tokens", "", "answer length: a number or a distribution, e.g. uniform:100..400")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (arrival times are ignored)")
+	fs.Var(&f.concurrencies, "concurrency", concHelp)
 }
 
 // options are the flags as workload's traffic options.
 func (f *trafficFlags) options() workload.TrafficOptions {
 	return workload.TrafficOptions{
 		Workload: f.workload, Log: f.log.options(), Traffic: f.traffic,
-		Requests: f.requests, RatePerS: f.rate, Arrival: f.arrival, Speedup: f.speedup,
-		Prompt: f.prompt, Think: f.think, Answer: f.answer, Concurrency: f.concurrency,
+		Requests: f.requests, RatePerS: f.rate(), Arrival: f.arrival, Speedup: f.speedup,
+		Prompt: f.prompt, Think: f.think, Answer: f.answer, Concurrency: f.concurrency(),
 		Given: changed(f.set),
 	}
 }
@@ -57,6 +75,33 @@ func (f *trafficFlags) options() workload.TrafficOptions {
 // validate checks the traffic flags before any log is read
 // (workload.TrafficOptions.Validate), as bad input.
 func (f *trafficFlags) validate() error {
+	var errs []error
+	for _, l := range []struct {
+		flag string
+		list *loadList
+	}{{"--rate", &f.rates}, {"--concurrency", &f.concurrencies}} {
+		if len(l.list.vals) <= 1 {
+			continue
+		}
+		for _, v := range l.list.vals {
+			o := f.options()
+			o.RatePerS, o.Concurrency = 0, 0
+			if l.flag == "--rate" {
+				o.RatePerS = v
+			} else {
+				o.Concurrency = int(v)
+			}
+			if err := o.Validate(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(f.rates.vals) > 1 && len(f.concurrencies.vals) > 0 || len(f.concurrencies.vals) > 1 && len(f.rates.vals) > 0 {
+		errs = append(errs, fmt.Errorf("--rate and --concurrency: a sweep varies one of them"))
+	}
+	if len(errs) > 0 {
+		return badInput(errors.Join(errs...))
+	}
 	o := f.options()
 	return badInput(o.Validate())
 }
