@@ -44,6 +44,7 @@ fuzz:
 	$(GO) test ./workload -run '^$$' -fuzz FuzzReadEval -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzParseDist -fuzztime $(FUZZTIME)
 	$(GO) test ./workload -run '^$$' -fuzz FuzzEachResult -fuzztime $(FUZZTIME)
+	$(GO) test ./workload -run '^$$' -fuzz FuzzReadDataset -fuzztime $(FUZZTIME)
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadYAML -fuzztime $(FUZZTIME)
 	$(GO) test ./profiles -run '^$$' -fuzz FuzzLoadStepCoefficients -fuzztime $(FUZZTIME)
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseSpeculativeConfig -fuzztime $(FUZZTIME)

@@ -29,6 +29,9 @@ type LengthControl struct {
 	Seed uint64
 	// Prompts calibrates prompt text to the server's prompt_tokens.
 	Prompts *PromptCalibrator
+	// Texts are the prompts of a dataset by request ID (--dataset-name),
+	// sent as given instead of synthetic text.
+	Texts map[string]string
 
 	words sync.Map // request ID → prompt words sent, for Observe
 	saved sync.Map // request ID → prompt sent, for --save-text (SavedPrompt)
@@ -48,7 +51,9 @@ func (lc *LengthControl) Build(r workload.Request) Request {
 		Priority:  r.Priority,
 	}
 	seed := lc.Seed ^ hashID(r.ID)
-	if lc.Prompts != nil {
+	if text, ok := lc.Texts[r.ID]; ok {
+		req.Prompt = text // not synthetic: kept out of the calibration
+	} else if lc.Prompts != nil {
 		var words int
 		req.Prompt, words = lc.Prompts.Prompt(r.PromptTokens, seed)
 		lc.words.Store(r.ID, words)

@@ -87,8 +87,11 @@ type Options struct {
 	Headers   []loadgen.Header
 	ExtraBody map[string]json.RawMessage
 	// Report is --report: the run as one self-contained HTML file.
-	Report  string
-	Predict *Predict // --predict (nil: off)
+	Report string
+	// PromptTexts are a dataset's prompts by request ID (--dataset-name):
+	// sent as given, never written unless --save-text.
+	PromptTexts map[string]string
+	Predict     *Predict // --predict (nil: off)
 }
 
 // Predict is --predict: simulate the planned requests on the server's

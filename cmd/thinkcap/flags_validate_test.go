@@ -119,6 +119,10 @@ var badFlagValues = map[string][]string{
 	"extra-body":               {"[1]", "{\"model\": \"x\"}"},
 	"report":                   {"/nonexistent-dir/r.html"},
 	"sweep":                    {"-1"},
+	"dataset-name":             {"hf"},
+	"dataset-path":             {"/nonexistent.json"},
+	"sharegpt-output-len":      {"-1"},
+	"custom-output-len":        {"-1"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

@@ -56,6 +56,7 @@ type loadtestOptions struct {
 	extraBody              string
 	report                 string
 	sweepN                 int
+	dataset                datasetFlags
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -105,6 +106,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
+	o.dataset.register(fs)
 	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
 	fs.StringVar(&o.report, "report", "", "also write the run as one self-contained HTML file: the tables, thresholds, latency CDFs, KV usage, running and waiting, throughput over time")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
@@ -153,7 +155,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	if err != nil {
 		return loadtest.Options{}, badInput(err)
 	}
-	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate()); err != nil {
+	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate(), o.dataset.validate(&o.traffic)); err != nil {
 		return loadtest.Options{}, badInput(err)
 	}
 	headers, err := loadgen.ParseHeaders(o.headers, os.Getenv)
@@ -178,6 +180,11 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		Headers: headers, ExtraBody: extraBody, Report: o.report,
 		Predict: o.predict.options(o.profilesPath),
 	}
+	if o.dataset.name != "" {
+		// Filled by requests(), for every sweep point alike.
+		o.dataset.texts = map[string]string{}
+		opts.PromptTexts = o.dataset.texts
+	}
 	if fs.Changed("max-failure-rate") {
 		opts.MaxFailureRate = &o.maxFailureRate
 	}
@@ -200,6 +207,9 @@ func (o *loadtestOptions) requests(warn io.Writer) ([]workload.Request, error) {
 		return nil, err
 	}
 	loadtest.EnsureIDs(reqs)
+	if err := o.dataset.apply(reqs, o.seed); err != nil {
+		return nil, err
+	}
 	reqs, _, err = o.whatIf.apply(reqs, o.seed)
 	return reqs, err
 }

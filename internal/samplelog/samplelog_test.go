@@ -14,6 +14,8 @@ var Files = map[string]func() []byte{
 	"production.jsonl":         func() []byte { return Log(Seed, 6000, 1) },
 	"production-drifted.jsonl": func() []byte { return Log(Seed+1, 6000, 1.6) },
 	"eval.jsonl":               func() []byte { return Eval(Seed, 120) },
+	"sharegpt-sample.json":     func() []byte { return ShareGPT(Seed, 60) },
+	"custom-prompts.jsonl":     func() []byte { return Custom(Seed, 40) },
 }
 
 // TestCommittedSamplesAreGenerated: the files in testdata/ are exactly what

@@ -15,6 +15,8 @@ func main() {
 		"production.jsonl":         samplelog.Log(samplelog.Seed, 6000, 1),
 		"production-drifted.jsonl": samplelog.Log(samplelog.Seed+1, 6000, 1.6),
 		"eval.jsonl":               samplelog.Eval(samplelog.Seed, 120),
+		"sharegpt-sample.json":     samplelog.ShareGPT(samplelog.Seed, 60),
+		"custom-prompts.jsonl":     samplelog.Custom(samplelog.Seed, 40),
 	}
 	for name, data := range files {
 		path := filepath.Join("testdata", name)
