@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/ratelimit"
+
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -28,6 +30,13 @@ type RunConfig struct {
 	// MaxInFlight caps an open-loop run's requests in flight (0: no cap); a
 	// request that waits for a slot is late, and its lag is recorded.
 	MaxInFlight int
+	// MaxRate caps an open loop's sending rate in requests per second (0:
+	// no cap), a ceiling over a replayed log's bursts: a request it holds
+	// back is late, and its lag is recorded.
+	MaxRate float64
+	// WorkerStart, if set, delays the k-th closed-loop worker's start: a
+	// ramp of the concurrency (workload.Ramp.WorkerStart).
+	WorkerStart func(k int) time.Duration
 	// Duration stops issuing new requests after this long (0: none).
 	Duration time.Duration
 	// Warmup is how many first requests are sent but left out of the
@@ -162,6 +171,12 @@ func (r *runner) openLoop(ctx context.Context) {
 	if r.cfg.MaxInFlight > 0 {
 		sem = make(chan struct{}, r.cfg.MaxInFlight)
 	}
+	// The ceiling is a limiter without slack: a burst in the schedule is
+	// spread at MaxRate, never let through because the run was idle.
+	var limit ratelimit.Limiter
+	if r.cfg.MaxRate > 0 {
+		limit = ratelimit.New(1, ratelimit.Per(time.Duration(float64(time.Second)/r.cfg.MaxRate)), ratelimit.WithoutSlack)
+	}
 	for _, i := range r.roots {
 		scheduled := r.start.Add(time.Duration(r.cfg.Requests[i].ArrivalS * float64(time.Second)))
 		if r.deadlineReached(scheduled) {
@@ -169,6 +184,9 @@ func (r *runner) openLoop(ctx context.Context) {
 		}
 		if !sleepUntil(ctx, scheduled) {
 			return
+		}
+		if limit != nil {
+			limit.Take()
 		}
 		if sem != nil {
 			select {
@@ -192,10 +210,13 @@ func (r *runner) openLoop(ctx context.Context) {
 // next request as soon as its previous one ends.
 func (r *runner) closedLoop(ctx context.Context) {
 	var next atomic.Int64
-	for range min(r.cfg.Concurrency, len(r.roots)) {
+	for k := range min(r.cfg.Concurrency, len(r.roots)) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			if r.cfg.WorkerStart != nil && !sleepUntil(ctx, r.start.Add(r.cfg.WorkerStart(k))) {
+				return
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				now := time.Now()

@@ -60,8 +60,9 @@ func (r *run) runConfig(prog *loadProgress, texts *textLog) loadgen.RunConfig {
 		lengths.ThinkingBudget = o.ThinkBudget
 	}
 	return loadgen.RunConfig{
-		Requests: o.Requests, Concurrency: o.Concurrency, MaxInFlight: o.MaxInFlight,
-		Duration: o.Duration, Warmup: o.Warmup.Requests, WarmupDuration: o.Warmup.For,
+		Requests: o.Requests, Concurrency: o.Concurrency, MaxInFlight: o.MaxInFlight, MaxRate: o.MaxRate,
+		WorkerStart: o.workerStart(),
+		Duration:    o.Duration, Warmup: o.Warmup.Requests, WarmupDuration: o.Warmup.For,
 		MaxConsecutiveFailures: o.MaxConsecutiveFailures,
 		// Said at once when the circuit breaker trips, before the requests
 		// in flight are cancelled and the summary is written.

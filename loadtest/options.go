@@ -88,6 +88,12 @@ type Options struct {
 	ExtraBody map[string]json.RawMessage
 	// Report is --report: the run as one self-contained HTML file.
 	Report string
+	// RampUp (--ramp-up) raises the load over its duration: an open loop's
+	// schedule stretched onto it, a closed loop's workers started along
+	// it; the requests scheduled in it are left out of the statistics, as
+	// warm-up. MaxRate (--max-rate) caps an open loop's sending rate.
+	RampUp  *workload.Ramp
+	MaxRate float64
 	// PromptTexts are a dataset's prompts by request ID (--dataset-name):
 	// sent as given, never written unless --save-text.
 	PromptTexts map[string]string
@@ -151,6 +157,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--header-timeout must be positive, got %v", o.HeaderTimeout)
 	case o.RequestTimeout <= 0:
 		return fmt.Errorf("--request-timeout must be positive, got %v", o.RequestTimeout)
+	case o.MaxRate < 0 || o.MaxRate > 0 && o.Concurrency > 0:
+		return fmt.Errorf("--max-rate caps an open loop's sending rate: a positive rate, without --concurrency")
 	case o.Route != "":
 		return fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint")
 	case o.Predict != nil && o.JSON:

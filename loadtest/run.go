@@ -96,6 +96,7 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, badInput(err)
 	}
+	o.applyRamp()
 	checks, err := o.checks()
 	if err != nil {
 		return nil, badInput(err)

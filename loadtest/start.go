@@ -29,6 +29,12 @@ func printStart(w io.Writer, o *Options) {
 	if o.Duration > 0 {
 		pace += ", stopping after " + shortDuration(o.Duration)
 	}
+	if r := o.RampUp; r != nil {
+		pace += fmt.Sprintf(", ramping up %s over %s (left out of the statistics)", r.Shape, shortDuration(r.Duration))
+	}
+	if o.MaxRate > 0 {
+		pace += fmt.Sprintf(", at most %g req/s", o.MaxRate)
+	}
 	fmt.Fprintf(w, "thinkcap: load test of %d requests%s against %s, model %s\n", len(o.Requests), pace, redactedURL(o.URL), o.Model)
 	if span := scheduleSpan(o); o.Replay && span >= longReplay {
 		fmt.Fprintf(w, "thinkcap: this replay lasts %s of wall time; --speedup or --duration shorten it\n", shortDuration(span))

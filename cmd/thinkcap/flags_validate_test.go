@@ -123,6 +123,8 @@ var badFlagValues = map[string][]string{
 	"dataset-path":             {"/nonexistent.json"},
 	"sharegpt-output-len":      {"-1"},
 	"custom-output-len":        {"-1"},
+	"ramp-up":                  {"step:1s", "linear:-1s"},
+	"max-rate":                 {"-1"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

@@ -57,6 +57,8 @@ type loadtestOptions struct {
 	report                 string
 	sweepN                 int
 	dataset                datasetFlags
+	rampUp                 string
+	maxRate                float64
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -107,6 +109,8 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	o.dataset.register(fs)
+	fs.StringVar(&o.rampUp, "ramp-up", "", "raise the load over a time, linear:30s or exponential:30s (from a hundredth): an open loop's schedule stretched onto it, a closed loop's concurrency grown along it; its requests are left out of the statistics, as warm-up")
+	fs.Float64Var(&o.maxRate, "max-rate", 0, "open loop: never send faster than this many requests/s, a ceiling over a replayed log's bursts (held-back requests are late and counted so)")
 	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
 	fs.StringVar(&o.report, "report", "", "also write the run as one self-contained HTML file: the tables, thresholds, latency CDFs, KV usage, running and waiting, throughput over time")
 	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
@@ -180,6 +184,14 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		Headers: headers, ExtraBody: extraBody, Report: o.report,
 		Predict: o.predict.options(o.profilesPath),
 	}
+	if o.rampUp != "" {
+		r, err := workload.ParseRamp(o.rampUp)
+		if err != nil {
+			return opts, badInput(err)
+		}
+		opts.RampUp = &r
+	}
+	opts.MaxRate = o.maxRate
 	if o.dataset.name != "" {
 		// Filled by requests(), for every sweep point alike.
 		o.dataset.texts = map[string]string{}
