@@ -226,9 +226,11 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// What was served, what was in flight when it died, the run of
-			// failures, and what was in flight when the breaker tripped.
-			if limit := served + concurrency + maxFails + concurrency; len(res) > limit {
+			// What was served, what was in flight when it died (the close
+			// is asynchronous: a worker may be served once more meanwhile),
+			// the run of failures, and what was in flight when the breaker
+			// tripped: a few dozen at most of the 400 planned.
+			if limit := served + 2*concurrency + maxFails + concurrency; len(res) > limit {
 				t.Errorf("%d records, want at most %d", len(res), limit)
 			}
 			meta, err := loadgen.ReadMetadata(filepath.Join(dir, "metadata.json"))
