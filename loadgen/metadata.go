@@ -24,9 +24,13 @@ type Metadata struct {
 	// Command is the thinkcap command line (os.Args), redacted.
 	Command   []string `json:"command"`
 	TargetURL string   `json:"target_url"`
-	// ServerVersion is vLLM's /version; "" when the server has none.
+	// ServerVersion is vLLM's /version (SGLang's /get_server_info
+	// version); "" when the server has none.
 	ServerVersion string `json:"server_version,omitempty"`
-	Model         string `json:"model"`
+	// Engine is the server's kind, vllm or sglang: --engine, or detected
+	// (DetectEngine); "" when nothing said.
+	Engine string `json:"engine,omitempty"`
+	Model  string `json:"model"`
 	// MaxModelLen is the served model's context length from /v1/models.
 	MaxModelLen int64       `json:"max_model_len,omitempty"`
 	Models      []ModelCard `json:"models,omitempty"`

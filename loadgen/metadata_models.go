@@ -81,6 +81,11 @@ func FetchModels(ctx context.Context, client *http.Client, baseURL, apiKey strin
 	if status != http.StatusOK {
 		return ModelsInfo{}, fmt.Errorf("models: http %d: %s", status, scrapeBodyExcerpt(strings.NewReader(string(body))))
 	}
+	return ParseModels(body)
+}
+
+// ParseModels reads a /v1/models body.
+func ParseModels(body []byte) (ModelsInfo, error) {
 	var list struct {
 		Data []struct {
 			ID          string  `json:"id"`
@@ -119,10 +124,13 @@ func FetchVersion(ctx context.Context, client *http.Client, baseURL, apiKey stri
 	if err != nil {
 		return "", err
 	}
-	switch {
-	case status == http.StatusNotFound:
-		return "", nil
-	case status != http.StatusOK:
+	if status == http.StatusNotFound {
+		// SGLang's version is in its server info.
+		if body, status, err = metadataGet(ctx, client, baseURL, "get_server_info", apiKey); err != nil || status == http.StatusNotFound {
+			return "", err
+		}
+	}
+	if status != http.StatusOK {
 		return "", fmt.Errorf("version: http %d: %s", status, scrapeBodyExcerpt(strings.NewReader(string(body))))
 	}
 	var v struct {

@@ -42,7 +42,11 @@ const (
 // reason). prometheus_client itself always adds `_total` to counters.
 func scrapeNames(name string) []string {
 	var out []string
-	for _, a := range vllmapi.MetricAliases(name) {
+	aliases := vllmapi.MetricAliases(name)
+	if s, ok := sglangNames[name]; ok {
+		aliases = append(aliases, s) // an SGLang server's (scrape_sglang.go)
+	}
+	for _, a := range aliases {
 		out = append(out, a)
 		if bare, ok := strings.CutSuffix(a, "_total"); ok {
 			out = append(out, bare)

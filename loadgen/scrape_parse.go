@@ -102,8 +102,8 @@ func familyOfMetaLine(line []byte) (string, bool) {
 // readFamilies are the families whose values a Snapshot holds; the rest
 // are only noted as present.
 var readFamilies = func() map[string]bool {
-	m := map[string]bool{metricCacheConfig: true, metricQueueTime: true, metricTTFT: true}
-	for _, n := range []string{metricRunning, metricWaiting, metricKVUsage, metricPreemptions,
+	m := map[string]bool{metricCacheConfig: true}
+	for _, n := range []string{metricQueueTime, metricTTFT, metricRunning, metricWaiting, metricKVUsage, metricPreemptions,
 		metricPromptTokens, metricGenerationTokens, metricRequestSuccess, metricPrefixQueries,
 		metricPrefixHits, metricSpecDrafts, metricSpecDraftTokens, metricSpecAccepted, metricSpecAcceptedByPos} {
 		for _, a := range scrapeNames(n) {
@@ -197,7 +197,7 @@ func chunkError(c familyChunk, err error) error {
 func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 	var s Snapshot
 	for name := range fams {
-		if strings.HasPrefix(name, "vllm:") && !strings.HasSuffix(name, "_created") {
+		if (strings.HasPrefix(name, "vllm:") || isSGLang(name)) && !strings.HasSuffix(name, "_created") {
 			s.Families = append(s.Families, name)
 		}
 	}
@@ -211,15 +211,13 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 		if fam == nil {
 			return 0
 		}
-		var total float64
-		for _, m := range fam.Metric {
-			if v, ok := metricValue(m); ok {
-				total += v
-				s.Present |= f
-				if gauge {
-					engines[labelValue(m, vllmapi.LabelEngine)] = true
-				}
-			}
+		seen := engines
+		if !gauge {
+			seen = nil
+		}
+		total, ok := sumOverGroups(fam, seen)
+		if ok {
+			s.Present |= f
 		}
 		return total
 	}
@@ -234,7 +232,7 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 				sum += v
 				peak = max(peak, v)
 				n++
-				engines[labelValue(m, vllmapi.LabelEngine)] = true
+				engines[seriesGroup(fam.GetName(), m)] = true
 			}
 		}
 		if n > 0 {
@@ -280,14 +278,14 @@ func snapshotFromFamilies(fams map[string]*dto.MetricFamily) Snapshot {
 		}
 	}
 
-	if fam := fams[metricQueueTime]; fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
+	if fam := firstFamily(fams, scrapeNames(metricQueueTime)...); fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
 		if h := histogramFrom(fam); h != nil {
 			s.QueueTime = h
 			s.Present |= FieldQueueTime
 		}
 	}
 
-	if fam := fams[metricTTFT]; fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
+	if fam := firstFamily(fams, scrapeNames(metricTTFT)...); fam != nil && fam.GetType() == dto.MetricType_HISTOGRAM {
 		if h := histogramFrom(fam); h != nil {
 			s.TTFT = h
 			s.Present |= FieldTTFT

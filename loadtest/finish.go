@@ -27,6 +27,9 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	r.rd.Update(func(m *loadgen.Metadata) {
 		m.CacheConfig = loadgen.FirstCacheConfig(samples)
 		m.Scrape = &stats
+		if m.Engine == "" && len(samples) > 0 {
+			m.Engine = loadgen.DetectEngine(loadgen.ModelsInfo{}, samples[len(samples)-1].Families)
+		}
 	})
 	tel := loadgen.Summarize(samples, measureFrom(outcome, o.Requests, o.Warmup), outcome.End)
 	s := summarize(o.Model, outcome, &tel, r.gaps, r.meta.MaxModelLen)

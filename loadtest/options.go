@@ -94,6 +94,9 @@ type Options struct {
 	// warm-up. MaxRate (--max-rate) caps an open loop's sending rate.
 	RampUp  *workload.Ramp
 	MaxRate float64
+	// Engine is --engine: auto (detected from /v1/models or /metrics),
+	// vllm or sglang.
+	Engine string
 	// PromptTexts are a dataset's prompts by request ID (--dataset-name):
 	// sent as given, never written unless --save-text.
 	PromptTexts map[string]string

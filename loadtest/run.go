@@ -142,6 +142,13 @@ func (r *run) describe(ctx context.Context) error {
 	}
 	r.meta.ServerVersion, _ = loadgen.FetchVersion(ctx, r.http, o.URL, o.APIKey)
 	r.meta.Models, r.meta.MaxModelLen = r.models.Models, r.models.MaxModelLen(o.Model)
+	r.meta.Engine = o.Engine
+	if r.meta.Engine == "" || r.meta.Engine == "auto" {
+		r.meta.Engine = loadgen.DetectEngine(r.models, nil)
+	}
+	if r.meta.Engine == loadgen.EngineSGLang {
+		fmt.Fprintln(o.Stderr, "thinkcap: the server is SGLang: its /metrics are read under SGLang's names (running, queued, token usage, retractions as preemptions); --predict and verify model vLLM's scheduler")
+	}
 	if o.Predict == nil {
 		return nil
 	}

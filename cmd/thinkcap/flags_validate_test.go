@@ -125,6 +125,7 @@ var badFlagValues = map[string][]string{
 	"custom-output-len":        {"-1"},
 	"ramp-up":                  {"step:1s", "linear:-1s"},
 	"max-rate":                 {"-1"},
+	"engine":                   {"tgi"},
 	// calibrate --corpus.
 	"hold": {"no_such_coefficient"},
 }

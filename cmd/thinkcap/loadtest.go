@@ -59,6 +59,7 @@ type loadtestOptions struct {
 	dataset                datasetFlags
 	rampUp                 string
 	maxRate                float64
+	engine                 string
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -109,6 +110,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	o.dataset.register(fs)
+	fs.StringVar(&o.engine, "engine", "auto", "the server: auto (from its /v1/models or /metrics), vllm or sglang; recorded in metadata.json")
 	fs.StringVar(&o.rampUp, "ramp-up", "", "raise the load over a time, linear:30s or exponential:30s (from a hundredth): an open loop's schedule stretched onto it, a closed loop's concurrency grown along it; its requests are left out of the statistics, as warm-up")
 	fs.Float64Var(&o.maxRate, "max-rate", 0, "open loop: never send faster than this many requests/s, a ceiling over a replayed log's bursts (held-back requests are late and counted so)")
 	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
@@ -192,6 +194,12 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		opts.RampUp = &r
 	}
 	opts.MaxRate = o.maxRate
+	switch o.engine {
+	case "auto", loadgen.EngineVLLM, loadgen.EngineSGLang:
+		opts.Engine = o.engine
+	default:
+		return opts, badInput(fmt.Errorf("--engine %q: want auto, vllm or sglang", o.engine))
+	}
 	if o.dataset.name != "" {
 		// Filled by requests(), for every sweep point alike.
 		o.dataset.texts = map[string]string{}

@@ -104,6 +104,10 @@ type Usage struct {
 	// PromptTokensDetails appears only with --enable-prompt-tokens-details.
 	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+	// ReasoningTokens is where SGLang puts the count: the usage itself
+	// (sglang/srt/entrypoints/openai/protocol.py UsageInfo); vLLM never
+	// sends it.
+	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
 }
 
 // PromptTokensDetails is usage.prompt_tokens_details.

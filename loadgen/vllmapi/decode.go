@@ -220,6 +220,13 @@ func (d *ChunkDecoder) usage(v *ChunkView) bool {
 			if d.s.Peek() == '{' {
 				return d.detail("reasoning_tokens", &u.ReasoningTokens, &u.HasReasoningTokens)
 			}
+		case "reasoning_tokens":
+			// SGLang's place for it, the usage itself
+			// (sglang/srt/entrypoints/openai/protocol.py UsageInfo).
+			if d.s.Peek() != 'n' {
+				u.HasReasoningTokens = true
+				return d.intField(&u.ReasoningTokens)
+			}
 		}
 		return d.s.Skip()
 	})

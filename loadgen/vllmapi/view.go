@@ -38,6 +38,9 @@ func (c *StreamChunk) View() ChunkView {
 			v.Usage.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
 			v.Usage.HasReasoningTokens = true
 		}
+		if u.ReasoningTokens != nil {
+			v.Usage.ReasoningTokens, v.Usage.HasReasoningTokens = *u.ReasoningTokens, true
+		}
 	}
 	if e := c.Error; e != nil {
 		v.HasError = true
