@@ -9,6 +9,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 // Outcome is a finished load test, or one stopped early, as Write prints
@@ -148,6 +149,11 @@ func (r *run) describe(ctx context.Context) error {
 	}
 	if r.meta.Engine == loadgen.EngineSGLang {
 		fmt.Fprintln(o.Stderr, "thinkcap: the server is SGLang: its /metrics are read under SGLang's names (running, queued, token usage, retractions as preemptions); --predict and verify model vLLM's scheduler")
+		if o.ThinkBudget > 0 && o.BudgetPolicy == workload.PolicyForcedClosure {
+			// thinking_token_budget is vLLM's request field (its
+			// reasoning-budget logits processor); SGLang ignores unknown fields.
+			fmt.Fprintln(o.Stderr, "thinkcap: warning: --budget-policy forced-closure sends vLLM's thinking_token_budget, which SGLang does not read: use truncate or two-phase")
+		}
 	}
 	if o.Predict == nil {
 		return nil
