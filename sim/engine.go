@@ -32,6 +32,12 @@ type engine struct {
 	rngState  uint64 // the replica's own random stream (splitmix64)
 	apiState  uint64 // its API server's, for the front end's time (frontend.go)
 	due       int64  // nextEvent as the cluster's heap last saw it
+	// horizon is the cluster's next event that could change this
+	// replica's future (an arrival, a front-end hand-over; with follow-ups,
+	// a closed loop or a result callback, another replica's event): a
+	// decode stretch ends before it (decodejump.go). nil: no stretches.
+	horizon func(*engine) int64
+	jump    decodeJump
 	heapAt    int    // index in the cluster's engineHeap
 
 	pool     *blockPool
@@ -54,6 +60,7 @@ type engine struct {
 
 	preemptions int64
 	steps       int64
+	stretched   int64 // of which in decode stretches
 	stats       occupancy
 	timeline    *timeline
 	itl         *latencyHistogram
@@ -133,6 +140,7 @@ func (e *engine) fire() {
 	if e.waiting.len() == 0 && len(e.running) == 0 {
 		return
 	}
+	e.decodeStretch()
 	if !e.schedule() {
 		if len(e.running) == 0 && e.waiting.len() > 0 {
 			// The head of the queue can never fit an empty cache; capacity

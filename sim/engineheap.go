@@ -39,3 +39,15 @@ func (h *engineHeap) update(e *engine) {
 		heap.Fix(h, e.heapAt)
 	}
 }
+
+// secondDue is the next event of any replica but the first: the earlier of
+// the root's children.
+func (h engineHeap) secondDue() int64 {
+	d := int64(never)
+	for _, i := range []int{1, 2} {
+		if i < len(h) {
+			d = min(d, h[i].due)
+		}
+	}
+	return d
+}

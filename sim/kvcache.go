@@ -61,22 +61,29 @@ func (e *engine) lookup(s *seq) prefixHit {
 // current sequence must fit before the first chunk is admitted
 // (scheduler_reserve_full_isl, vllm/config/scheduler.py).
 func (e *engine) admit(s *seq, h prefixHit, n int) bool {
-	avail := e.pool.available()
-	full := e.layout.BlocksFor(min(s.numTokens, e.maxModelLen))
-	if full-h.blocks+h.evictable > avail {
+	if !e.admissible(s, h, n, e.pool.available()) {
 		return false
 	}
 	slots := min(h.blocks*e.bs+n+e.lookahead, e.maxModelLen)
 	need := e.layout.BlocksFor(slots) - h.blocks
-	if need+h.evictable > avail {
-		return false
-	}
 	e.commitHit(s, h)
 	e.pool.take(need)
 	s.blocks = h.blocks + need
 	s.setSlots(slots, e.bs)
 	s.computed = h.blocks * e.bs
 	return true
+}
+
+// admissible reports whether admit would take s's first chunk of n tokens
+// after hit h with avail blocks free.
+func (e *engine) admissible(s *seq, h prefixHit, n, avail int) bool {
+	full := e.layout.BlocksFor(min(s.numTokens, e.maxModelLen))
+	if full-h.blocks+h.evictable > avail {
+		return false
+	}
+	slots := min(h.blocks*e.bs+n+e.lookahead, e.maxModelLen)
+	need := e.layout.BlocksFor(slots) - h.blocks
+	return need+h.evictable <= avail
 }
 
 // commitHit takes the hit blocks: a reference on the prefix group, and the

@@ -29,6 +29,8 @@ type Report struct {
 	// Stopped is set when Options.OnResult stopped the run early: the
 	// unfinished requests' results are "cancelled".
 	Stopped bool
+
+	stretched int64 // steps taken in decode stretches (decodejump.go)
 }
 
 // Quantiles is a four-number summary in seconds.
@@ -48,6 +50,7 @@ func (c *cluster) report() *Report {
 	for _, e := range c.engines {
 		r.Preemptions += e.preemptions
 		r.Steps += e.steps
+		r.stretched += e.stretched
 		itl.merge(e.itl)
 		st := &e.stats
 		total := float64(max(e.pool.total, 1))

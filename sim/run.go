@@ -90,6 +90,7 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 			return nil, err
 		}
 		e.finished = c.finished
+		e.horizon = c.horizonFor
 		e.onStep = opt.OnStep
 		if opt.Timeline {
 			e.timeline = &timeline{interval: int64(math.Round(cfg.TimelineIntervalS * 1e9))}

@@ -1,0 +1,217 @@
+package sim
+
+// This file advances a stretch of decode-only steps without the per-request
+// work of schedule() and complete(). Between arrivals and completions most
+// of a reasoning run is such steps: every running request decodes one
+// token, nothing is admitted, nothing finishes, and each step differs from
+// the last only in the context the attention reads (one token more per
+// request). The stretch prices each step with the step model as the normal
+// path does, in the same order (so the clock sums the same float64s into
+// the same integers), allocates blocks only at the steps where a request
+// crosses a block boundary, records first answer tokens at their step, and
+// writes the requests' counters once at the end. TestDecodeJumpEquivalence
+// checks that it changes no per-request result.
+//
+// A stretch ends before the first step that would need anything else: a
+// completion, max_model_len, an allocation that would fail (preemption), or
+// a step ending at or after the horizon the cluster gives (its next arrival
+// or front-end event: at equal times those go first). It does not start
+// when the next step would admit a waiting request.
+
+// stepByStep turns stretches off: the equivalence test's reference.
+var stepByStep bool
+
+// decodeJump is the scratch a stretch reuses.
+type decodeJump struct {
+	buckets  [][]int32 // running indices by the step, modulo block size, at which they cross a block boundary
+	crossAt  []int     // first crossing step per running index
+	answerAt []int     // step at which the request's first answer token comes, or -1
+	batch    Batch     // the step priced (kept here: an interface call would move it to the heap)
+}
+
+// admitting reports whether schedule()'s phase B would look at the waiting
+// queue after phase A scheduled every running request for one token.
+func (e *engine) admitting() bool {
+	n := len(e.running)
+	return e.waiting.len() > 0 && n < e.maxNumSeqs && n < e.maxBatchedTokens
+}
+
+// jumpable reports whether the engine's state allows a stretch at all:
+// nothing streamed or watched per step, no speculative decoding (its
+// acceptance is drawn per request and step), and every running request
+// decoding with its last token from the step that just ended.
+func (e *engine) jumpable() bool {
+	if stepByStep || e.specK > 0 || e.onTokens != nil || e.onStep != nil || len(e.running) == 0 || e.horizon == nil {
+		return false
+	}
+	n := len(e.running)
+	if n > e.maxBatchedTokens {
+		return false
+	}
+	// A waiting head that admit() refuses now is refused at every step of
+	// the stretch: the stretch only takes blocks, and taking k blocks
+	// lowers what is free by k while lowering what the head needs beyond
+	// it (admit's full - hit + evictable, or need + evictable) by at most
+	// k, even when the blocks taken are evicted from the head's own cached
+	// ones. So one check here stands for the whole stretch.
+	if e.admitting() && e.wouldAdmitHead(e.pool.available(), n) {
+		return false // the next step admits a request: not a decode-only one
+	}
+	for _, s := range e.running {
+		if s.generated == 0 || s.computed != s.numTokens-1 || s.lastToken != e.now {
+			return false
+		}
+		if s.holdsPrefix && s.shared < s.prefixBlocks(e.bs) && s.shared == s.prefix.group.blocks {
+			return false // shareComputedPrefix would act in the next complete()
+		}
+	}
+	return true
+}
+
+// decodeStretch advances as many decode-only steps as it can (see the file
+// comment) and leaves the engine at the end of the last one, idle, for
+// schedule() to take the next step as usual.
+func (e *engine) decodeStretch() {
+	if !e.jumpable() {
+		return
+	}
+	horizon := e.horizon(e)
+	if horizon <= e.now {
+		return
+	}
+	n := len(e.running)
+	bs := e.bs
+	j := &e.jump
+	if len(j.buckets) != bs {
+		j.buckets = make([][]int32, bs)
+	}
+	for b := range j.buckets {
+		j.buckets[b] = j.buckets[b][:0]
+	}
+	j.crossAt, j.answerAt = j.crossAt[:0], j.answerAt[:0]
+	steps := int(^uint(0) >> 1)
+	firstAnswer := steps
+	var ctx int64
+	for i, s := range e.running {
+		steps = min(steps, s.output-s.generated-1, e.maxModelLen-s.computed-1)
+		ctx += int64(s.computed + 1)
+		c := s.slotLimit - s.computed // the step whose token needs a new block
+		j.crossAt = append(j.crossAt, c)
+		j.buckets[c%bs] = append(j.buckets[c%bs], int32(i))
+		a := -1
+		if s.firstAnswer < 0 {
+			a = s.think - s.generated
+			firstAnswer = min(firstAnswer, a)
+		}
+		j.answerAt = append(j.answerAt, a)
+	}
+	b := &j.batch
+	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len()}
+	taken := 0
+	for i := 0; i < steps; i++ {
+		b.ContextTokens = ctx + int64(n)*int64(i)
+		dt := e.stepModel.StepTime(b)
+		end := e.now + dt
+		if end >= horizon {
+			break
+		}
+		need := 0
+		for _, r := range j.buckets[i%bs] {
+			if s := e.running[r]; i >= j.crossAt[r] {
+				need += e.layout.BlocksFor(s.computed+i+1) - s.blocks
+			}
+		}
+		if need > e.pool.available() {
+			break // schedule() preempts here
+		}
+		for _, r := range j.buckets[i%bs] {
+			if s := e.running[r]; i >= j.crossAt[r] {
+				slots := s.computed + i + 1
+				d := e.layout.BlocksFor(slots) - s.blocks
+				e.pool.take(d)
+				s.blocks += d
+				s.setSlots(slots, bs)
+			}
+		}
+		e.steps++
+		e.stretched++
+		e.observe(e.now, end)
+		e.now = end
+		e.itl.addN(dt, int64(n))
+		if i == firstAnswer {
+			firstAnswer = int(^uint(0) >> 1)
+			for r, a := range j.answerAt {
+				switch {
+				case a == i:
+					e.running[r].firstAnswer = end
+				case a > i:
+					firstAnswer = min(firstAnswer, a)
+				}
+			}
+		}
+		taken++
+	}
+	if taken == 0 {
+		return
+	}
+	for _, s := range e.running {
+		s.computed += taken
+		s.numTokens += taken
+		s.generated += taken
+		s.lastToken = e.now
+	}
+}
+
+// wouldAdmitHead reports whether schedule()'s phase B would admit the head
+// of the waiting queue with avail blocks free after phase A scheduled n
+// decoding requests, without changing anything (admit's checks).
+func (e *engine) wouldAdmitHead(avail, n int) bool {
+	s := e.waiting.peek()
+	var h prefixHit
+	if s.computed == 0 {
+		h = e.lookup(s)
+	}
+	k := s.numTokens - h.blocks*e.bs
+	if e.longPrefill > 0 && k > e.longPrefill {
+		k = e.longPrefill
+	}
+	k = min(k, e.maxBatchedTokens-n)
+	if k <= 0 {
+		return false
+	}
+	return e.admissible(s, h, k, avail)
+}
+
+// horizonFor is the earliest time at which anything but e itself can
+// change e's future: a request of its own API
+// server or in transit reaching it, a new arrival reaching it (no sooner
+// than the front end's shortest latency when the router ignores the
+// replicas' state, at once when it reads it), and with follow-ups, a
+// closed loop or a result callback, any other replica's next event (a
+// completion there can issue a request or stop the run).
+func (c *cluster) horizonFor(e *engine) int64 {
+	ta, _ := c.nextArrival()
+	h := e.api.next()
+	if len(c.transit) <= 64 {
+		for _, x := range c.transit {
+			if x.e == e {
+				h = min(h, x.at)
+			}
+		}
+	} else {
+		h = min(h, c.transit.next())
+	}
+	if ta != never {
+		if len(c.engines) == 1 || !statefulRouter(c.cfg.Router) {
+			ta += int64(c.cfg.apiDelayNs(0) * 0.5) // toEngine's shortest draw
+		}
+		h = min(h, ta)
+	}
+	if c.opt.OnResult != nil || c.opt.Concurrency > 0 || c.follow.parent != nil {
+		h = min(h, c.due.secondDue())
+	}
+	return h
+}
+
+// statefulRouter reports whether a --router reads the replicas' state.
+func statefulRouter(r string) bool { return r == "least-requests" || r == "least-kv" }
