@@ -110,3 +110,27 @@ func TestStepLoopDoesNotAllocate(t *testing.T) {
 		t.Fatalf("step loop allocates %.1f times per step", n)
 	}
 }
+
+// BenchmarkDay1M is a production day: 1,000,000 requests of the same
+// reasoning mix at 12 req/s on 16 replicas (round-robin), about 23 hours of
+// traffic.
+func BenchmarkDay1M(b *testing.B) {
+	reqs := reasoningWorkload(b, 1_000_000, 12)
+	cfg := benchConfig(b)
+	cfg.Replicas = 16
+	b.ReportAllocs()
+	var rep *Report
+	for b.Loop() {
+		var err error
+		rep, err = Run(cfg, reqs, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(rep.Steps), "steps")
+	b.ReportMetric(float64(rep.stretched)/float64(max(rep.Steps, 1)), "stretched-share")
+	b.ReportMetric(rep.DurationS, "simulated-s")
+	b.ReportMetric(float64(ms.Sys)/1e6, "sys-MB")
+}

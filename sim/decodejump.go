@@ -202,10 +202,24 @@ func (c *cluster) horizonFor(e *engine) int64 {
 		h = min(h, c.transit.next())
 	}
 	if ta != never {
-		if len(c.engines) == 1 || !statefulRouter(c.cfg.Router) {
-			ta += int64(c.cfg.apiDelayNs(0) * 0.5) // toEngine's shortest draw
+		switch {
+		case len(c.engines) == 1:
+		case statefulRouter(c.cfg.Router):
+			h, ta = min(h, ta), never // routed on every replica's state at ta
+		case c.opt.Concurrency == 0 && c.follow.parent == nil:
+			// Round-robin: the next arrival e gets is at the earliest the
+			// m-th next one (later when one before it is rejected, which
+			// does not turn the cursor).
+			m := (e.id - c.rr%len(c.engines) + len(c.engines)) % len(c.engines)
+			if c.next+m >= len(c.roots) {
+				ta = never
+			} else {
+				ta = secondsToNs(c.reqs[c.roots[c.next+m]].ArrivalS)
+			}
 		}
-		h = min(h, ta)
+		if ta != never {
+			h = min(h, ta+int64(c.cfg.apiDelayNs(0)*0.5)) // toEngine's shortest draw
+		}
 	}
 	if c.opt.OnResult != nil || c.opt.Concurrency > 0 || c.follow.parent != nil {
 		h = min(h, c.due.secondDue())
