@@ -38,7 +38,7 @@ type engine struct {
 	// decode stretch ends before it (decodejump.go). nil: no stretches.
 	horizon func(*engine) int64
 	jump    decodeJump
-	heapAt    int    // index in the cluster's engineHeap
+	heapAt  int // index in the cluster's engineHeap
 
 	pool     *blockPool
 	prefixes map[string]*prefixEntry
