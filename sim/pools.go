@@ -31,7 +31,8 @@ type PoolsReport struct {
 	Reports []*Report // by pool
 	// Results are every pool's in pool order, each labelled with its pool
 	// (the first's unlabelled, as a run of one pool) and with replicas
-	// numbered across pools: the second pool's follow the first's.
+	// numbered across pools: the second pool's follow the first's. Empty
+	// with Options.DiscardResults; Options.Sink sees them so labelled.
 	Results  []workload.Result
 	Timeline []TimelineSample // the same replica numbering
 }
@@ -45,6 +46,18 @@ func RunPools(pools []Pool, opt PoolsOptions) (*PoolsReport, error) {
 	replicas := 0
 	for i, p := range pools {
 		run := opt.Options
+		if sink := opt.Sink; sink != nil {
+			// Labelled as the merged results are below.
+			name, offset, first := p.Name, replicas, i == 0
+			run.Sink = func(r *workload.Result) {
+				x := *r
+				x.Replica += offset
+				if x.Pool = name; first {
+					x.Pool = ""
+				}
+				sink(&x)
+			}
+		}
 		end := func() {}
 		if opt.StartPool != nil {
 			run.Progress, end = opt.StartPool(p.Name)
@@ -83,7 +96,16 @@ func (r *PoolsReport) Summary() analysis.Summary {
 	for _, rep := range r.Reports {
 		duration = max(duration, rep.DurationS)
 	}
-	s := analysis.Summarize("simulation", r.Results, duration)
+	var s analysis.Summary
+	if r.Reports[0].acc != nil {
+		var acc analysis.Accumulator
+		for _, rep := range r.Reports {
+			acc.Merge(rep.acc)
+		}
+		s = acc.Summary("simulation", duration)
+	} else {
+		s = analysis.Summarize("simulation", r.Results, duration)
+	}
 	main := r.Reports[0].Summary()
 	s.Config, s.Capacity = main.Config, main.Capacity
 	var preemptions int64

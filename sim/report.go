@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/thinkcap/thinkcap/workload"
+import (
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/workload"
+)
 
 // Report is what a simulation run produced: per-request results plus what
 // the servers' /metrics would have shown.
@@ -31,6 +34,9 @@ type Report struct {
 	Stopped bool
 
 	stretched int64 // steps taken in decode stretches (decodejump.go)
+	// acc is the streaming summary of the results when they were not kept
+	// (Options.DiscardResults); nil otherwise.
+	acc *analysis.Accumulator
 }
 
 // Quantiles is a four-number summary in seconds.
@@ -44,6 +50,9 @@ func (c *cluster) report() *Report {
 		Capacity:  c.capacity,
 		Results:   c.results,
 		DurationS: nsToSeconds(c.end),
+	}
+	if c.results == nil {
+		r.acc = &c.acc
 	}
 	itl := &latencyHistogram{}
 	var tls []*timeline

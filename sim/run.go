@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -21,6 +22,14 @@ type Options struct {
 	// certain to fail). Requests not finished by then end "cancelled" and
 	// the report has Stopped set.
 	OnResult func(*workload.Result) bool
+	// DiscardResults keeps no result in the report: each is added to a
+	// streaming summary (analysis.Accumulator, quantiles within
+	// analysis.SketchRelativeError) and shown to Sink and OnResult, which
+	// must copy what they keep. Memory then follows the requests in flight.
+	DiscardResults bool
+	// Sink, if set, sees each result as it finishes (--results streams
+	// them to a file); unlike OnResult it cannot stop the run.
+	Sink func(*workload.Result)
 	// OnStep, if set, sees every engine step as it is scheduled: the
 	// replica, its start and duration in nanoseconds and the batch. The
 	// batch is reused by the next step: copy what you keep. Calibration
@@ -55,10 +64,20 @@ type cluster struct {
 	capacity Capacity
 	reqs     []workload.Request
 	seqs     []seq
-	results  []workload.Result
+	// results are kept in input order, or with Options.DiscardResults
+	// only accumulated (acc) and marked ended.
+	results   []workload.Result
+	acc       analysis.Accumulator
+	endedBits []uint64
+	last      workload.Result // the result OnResult sees when none are kept
 	engines  []*engine
 	opt      Options
 
+	// seqs are the requests' engine state, one per request when there are
+	// follow-ups (which read their predecessor's); otherwise only those in
+	// flight exist, recycled through spare, so that memory follows the
+	// requests in flight and not the run's length.
+	spare     []*seq
 	roots     []int   // requests issued by the arrival process, in order
 	next      int     // next of roots to issue
 	closedDue []int64 // closed loop: issue times of roots not yet issued
@@ -80,8 +99,7 @@ type cluster struct {
 func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Options) (*cluster, error) {
 	c := &cluster{
 		cfg: cfg, capacity: capacity, reqs: reqs, opt: opt,
-		seqs:     make([]seq, len(reqs)),
-		results:  make([]workload.Result, len(reqs)),
+
 		servedAt: never,
 	}
 	for i := range cfg.Replicas {
@@ -98,8 +116,17 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 		c.engines = append(c.engines, e)
 		c.due.push(e)
 	}
+	if opt.DiscardResults {
+		c.endedBits = make([]uint64, (len(reqs)+63)/64)
+	} else {
+		c.results = make([]workload.Result, len(reqs))
+	}
 	if err := c.follow.index(reqs); err != nil {
 		return nil, err
+	}
+	if c.follow.parent != nil {
+		// A follow-up reads its predecessor's state after it finished.
+		c.seqs = make([]seq, len(reqs))
 	}
 	for i := range reqs {
 		if !c.follow.dependent(i) {
@@ -238,7 +265,7 @@ func (c *cluster) issue(t int64, i int) *engine {
 		}
 	}
 	r := &c.reqs[i]
-	s := &c.seqs[i]
+	s := c.newSeq(i)
 	*s = seq{
 		idx: i, arrival: t, rootArrival: root, priority: r.Priority,
 		prompt: r.PromptTokens, think: r.ThinkTokens, output: r.OutputTokens(),
@@ -261,6 +288,47 @@ func (c *cluster) issue(t int64, i int) *engine {
 		c.inheritBlocks(s, &c.seqs[p], e)
 	}
 	return c.toEngine(e, s, t)
+}
+
+// newSeq is request i's engine state, fresh or recycled.
+func (c *cluster) newSeq(i int) *seq {
+	if c.seqs != nil {
+		return &c.seqs[i]
+	}
+	if n := len(c.spare); n > 0 {
+		s := c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		return s
+	}
+	return new(seq)
+}
+
+// freeSeq recycles a finished request's state when nothing reads it again.
+func (c *cluster) freeSeq(s *seq) {
+	if c.seqs == nil {
+		c.spare = append(c.spare, s)
+	}
+}
+
+// emit records request i's result and returns where it lies until the
+// next one.
+func (c *cluster) emit(i int, res workload.Result) *workload.Result {
+	if c.results != nil {
+		c.results[i] = res
+		return &c.results[i]
+	}
+	c.acc.Add(&res)
+	c.endedBits[i/64] |= 1 << (i % 64)
+	c.last = res
+	return &c.last
+}
+
+// ended reports whether request i has its result.
+func (c *cluster) ended(i int) bool {
+	if c.results != nil {
+		return c.results[i].Status != ""
+	}
+	return c.endedBits[i/64]&(1<<(i%64)) != 0
 }
 
 // load is the requests a router counts on a replica: running, waiting
@@ -319,9 +387,13 @@ func (c *cluster) finishAt(s *seq, t int64) {
 			}
 		}
 	}
-	c.results[s.idx] = res
+	r := c.emit(s.idx, res)
+	if c.opt.Sink != nil {
+		c.opt.Sink(r)
+	}
+	c.freeSeq(s)
 	c.record(t)
-	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(&c.results[s.idx]) {
+	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(r) {
 		c.stopped = true
 	}
 	if chainDone && c.opt.Concurrency > 0 && c.next+len(c.closedDue) < len(c.roots) {
@@ -335,7 +407,9 @@ func (c *cluster) cancel(kids []int, t int64) {
 	for _, k := range kids {
 		res := workload.Result{Request: c.reqs[k], Status: workload.StatusCancelled}
 		res.Error = "predecessor " + c.reqs[k].After + " did not complete"
-		c.results[k] = res
+		if r := c.emit(k, res); c.opt.Sink != nil {
+			c.opt.Sink(r)
+		}
 		c.record(t)
 		c.cancel(c.follow.children(k), t)
 	}
@@ -344,9 +418,12 @@ func (c *cluster) cancel(kids []int, t int64) {
 // cancelUnfinished ends every request that has no result yet, after
 // Options.OnResult stopped the run.
 func (c *cluster) cancelUnfinished() {
-	for i := range c.results {
-		if c.results[i].Status == "" {
-			c.results[i] = workload.Result{Request: c.reqs[i], Status: workload.StatusCancelled, Error: "run stopped early"}
+	for i := range c.reqs {
+		if !c.ended(i) {
+			r := c.emit(i, workload.Result{Request: c.reqs[i], Status: workload.StatusCancelled, Error: "run stopped early"})
+			if c.opt.Sink != nil {
+				c.opt.Sink(r)
+			}
 		}
 	}
 }

@@ -25,6 +25,10 @@ type SimulateOptions struct {
 	Warn              io.Writer // the log reader's warnings
 	// StartPool, if set, gives each pool's run its progress (PoolsOptions).
 	StartPool func(pool string) (progress func(done, total int), end func())
+	// Results, if set, sees each request's result as it finishes, in the
+	// order they finish (copy what you keep); no result is kept otherwise,
+	// so that a run's memory follows the requests in flight.
+	Results func(*workload.Result)
 }
 
 // Validate checks every option before any work, so that a bad flag is
@@ -37,7 +41,8 @@ func (o *SimulateOptions) Validate() error {
 }
 
 // Simulation is what Simulate produced: the pools' reports and merged
-// results and timeline, and the summary JSON with the transforms applied.
+// timeline (no results: SimulateOptions.Results sees them), and the summary
+// JSON with the transforms applied.
 type Simulation struct {
 	*PoolsReport
 	Summary analysis.Summary
@@ -72,10 +77,9 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := RunPools(pools, PoolsOptions{
-		Options:   Options{Concurrency: o.Traffic.Concurrency, Timeline: o.Timeline},
-		StartPool: o.StartPool,
-	})
+	run := Options{Concurrency: o.Traffic.Concurrency, Timeline: o.Timeline, DiscardResults: true}
+	run.Sink = o.Results
+	rep, err := RunPools(pools, PoolsOptions{Options: run, StartPool: o.StartPool})
 	if err != nil {
 		return nil, err
 	}

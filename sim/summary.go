@@ -11,7 +11,12 @@ import (
 // Summary is DESIGN.md's summary JSON of the simulation: `simulate` prints
 // it, and it is the predicted side of verify and loadtest --predict.
 func (rep *Report) Summary() analysis.Summary {
-	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
+	var s analysis.Summary
+	if rep.acc != nil {
+		s = rep.acc.Summary("simulation", rep.DurationS)
+	} else {
+		s = analysis.Summarize("simulation", rep.Results, rep.DurationS)
+	}
 	c := rep.Config
 	s.Config = analysis.Config{
 		Model: c.Model.Name, GPU: c.GPU.Name, TensorParallelSize: c.TensorParallelSize, PipelineParallelSize: c.pipelineSize(),
@@ -22,7 +27,7 @@ func (rep *Report) Summary() analysis.Summary {
 	s.Capacity = rep.Capacity.Summary()
 	q := rep.ITL
 	s.LatencyS.ITL = analysis.Stat{Mean: q.Mean, P50: q.P50, P90: q.P90, P99: q.P99}
-	if len(rep.Results) == 0 {
+	if s.Requests.Total == 0 {
 		s.LatencyS.ITL = analysis.Stat{NoData: true} // no request, no gap
 	}
 	preemptions := rep.Preemptions

@@ -9,7 +9,6 @@ import (
 
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // simulateOptions are simulate's flags. simulate is the command to copy:
@@ -82,17 +81,24 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
+	var results *resultsFile
+	if o.resultsPath != "" {
+		// Streamed as requests finish: no result is kept in memory.
+		if results, err = createResultsFile(o.resultsPath); err != nil {
+			return err
+		}
+		opts.Results = results.write
+	}
 	run, err := sim.Simulate(cat, opts)
 	if err != nil {
+		results.discard()
 		return badInput(err)
+	}
+	if err := results.close(); err != nil {
+		return err
 	}
 	for _, why := range run.OutsideCorpus {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the README's fidelity table\n", why)
-	}
-	if o.resultsPath != "" {
-		if err := writeFile(o.resultsPath, func(f *bufio.Writer) error { return workload.WriteResults(f, run.Results) }); err != nil {
-			return err
-		}
 	}
 	if o.timelinePath != "" {
 		if err := writeFile(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, run.Timeline) }); err != nil {
