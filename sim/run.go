@@ -70,8 +70,8 @@ type cluster struct {
 	acc       analysis.Accumulator
 	endedBits []uint64
 	last      workload.Result // the result OnResult sees when none are kept
-	engines  []*engine
-	opt      Options
+	engines   []*engine
+	opt       Options
 
 	// seqs are the requests' engine state, one per request when there are
 	// follow-ups (which read their predecessor's); otherwise only those in
