@@ -23,8 +23,14 @@ var stepByStep bool
 
 // decodeJump is the scratch a stretch reuses.
 type decodeJump struct {
-	buckets  [][]int32 // running indices by the step, modulo block size, at which they cross a block boundary
-	crossAt  []int     // first crossing step per running index
+	// byPhase lists the running indices by the step, modulo the block
+	// size, at which they cross a block boundary: phase p's are
+	// byPhase[start[p]:start[p+1]] (a counting sort, cheaper than a slice
+	// per phase). Within a step the order does not matter: the blocks a
+	// step takes are counted, not named.
+	byPhase  []int32
+	start    []int32
+	crossAt  []int // first crossing step per running index
 	answerAt []int     // step at which the request's first answer token comes, or -1
 	batch    Batch     // the step priced (kept here: an interface call would move it to the heap)
 }
@@ -82,28 +88,47 @@ func (e *engine) decodeStretch() {
 	n := len(e.running)
 	bs := e.bs
 	j := &e.jump
-	if len(j.buckets) != bs {
-		j.buckets = make([][]int32, bs)
-	}
-	for b := range j.buckets {
-		j.buckets[b] = j.buckets[b][:0]
-	}
 	j.crossAt, j.answerAt = j.crossAt[:0], j.answerAt[:0]
+	if cap(j.start) < bs+1 {
+		j.start = make([]int32, bs+1)
+	}
+	start := j.start[:bs+1]
+	clear(start)
 	steps := int(^uint(0) >> 1)
 	firstAnswer := steps
 	var ctx int64
-	for i, s := range e.running {
+	for _, s := range e.running {
 		steps = min(steps, s.output-s.generated-1, e.maxModelLen-s.computed-1)
 		ctx += int64(s.computed + 1)
 		c := s.slotLimit - s.computed // the step whose token needs a new block
 		j.crossAt = append(j.crossAt, c)
-		j.buckets[c%bs] = append(j.buckets[c%bs], int32(i))
+		start[c%bs+1]++
 		a := -1
 		if s.firstAnswer < 0 {
 			a = s.think - s.generated
 			firstAnswer = min(firstAnswer, a)
 		}
 		j.answerAt = append(j.answerAt, a)
+	}
+	for p := 1; p <= bs; p++ {
+		start[p] += start[p-1]
+	}
+	if cap(j.byPhase) < n {
+		j.byPhase = make([]int32, n)
+	}
+	byPhase := j.byPhase[:n]
+	for i, c := range j.crossAt {
+		p := c % bs
+		byPhase[start[p]] = int32(i)
+		start[p]++
+	}
+	// start[p] is now the end of phase p: phase p is [start[p-1], start[p]).
+	phase := func(p int) []int32 {
+		from := int32(0)
+		if p > 0 {
+			from = start[p-1]
+		}
+		return byPhase[from:start[p]]
 	}
 	b := &j.batch
 	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len()}
@@ -116,7 +141,8 @@ func (e *engine) decodeStretch() {
 			break
 		}
 		need := 0
-		for _, r := range j.buckets[i%bs] {
+		crossing := phase(i % bs)
+		for _, r := range crossing {
 			if s := e.running[r]; i >= j.crossAt[r] {
 				need += e.layout.BlocksFor(s.computed+i+1) - s.blocks
 			}
@@ -124,7 +150,7 @@ func (e *engine) decodeStretch() {
 		if need > e.pool.available() {
 			break // schedule() preempts here
 		}
-		for _, r := range j.buckets[i%bs] {
+		for _, r := range crossing {
 			if s := e.running[r]; i >= j.crossAt[r] {
 				slots := s.computed + i + 1
 				d := e.layout.BlocksFor(slots) - s.blocks
