@@ -31,8 +31,8 @@ type decodeJump struct {
 	byPhase  []int32
 	start    []int32
 	crossAt  []int // first crossing step per running index
-	answerAt []int     // step at which the request's first answer token comes, or -1
-	batch    Batch     // the step priced (kept here: an interface call would move it to the heap)
+	answerAt []int // step at which the request's first answer token comes, or -1
+	batch    Batch // the step priced (kept here: an interface call would move it to the heap)
 }
 
 // admitting reports whether schedule()'s phase B would look at the waiting
