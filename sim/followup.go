@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -23,6 +24,9 @@ type followUps struct {
 // cannot loop.
 func (f *followUps) index(reqs []workload.Request) error {
 	f.reqs = reqs
+	if !slices.ContainsFunc(reqs, func(r workload.Request) bool { return r.After != "" }) {
+		return nil // no follow-up: no index of a million ids
+	}
 	byID := map[string]int{}
 	for i := range reqs {
 		r := &reqs[i]

@@ -52,7 +52,7 @@ func (c *cluster) report() *Report {
 		DurationS: nsToSeconds(c.end),
 	}
 	if c.results == nil {
-		r.acc = &c.acc
+		r.acc = c.acc
 	}
 	itl := &latencyHistogram{}
 	var tls []*timeline

@@ -67,11 +67,17 @@ type cluster struct {
 	// results are kept in input order, or with Options.DiscardResults
 	// only accumulated (acc) and marked ended.
 	results   []workload.Result
-	acc       analysis.Accumulator
+	acc       *analysis.Accumulator
 	endedBits []uint64
 	last      workload.Result // the result OnResult sees when none are kept
-	engines   []*engine
-	opt       Options
+	// A replica run on its own (parallel.go) reports finished requests
+	// through onRecord and results through sinkAt; arriving is set while
+	// an arrival is handled (its rejection sorts before engine events).
+	onRecord func()
+	sinkAt   func(t int64, arrival bool, r *workload.Result)
+	arriving bool
+	engines  []*engine
+	opt      Options
 
 	// seqs are the requests' engine state, one per request when there are
 	// follow-ups (which read their predecessor's); otherwise only those in
@@ -117,6 +123,7 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 		c.due.push(e)
 	}
 	if opt.DiscardResults {
+		c.acc = &analysis.Accumulator{}
 		c.endedBits = make([]uint64, (len(reqs)+63)/64)
 	} else {
 		c.results = make([]workload.Result, len(reqs))
@@ -128,6 +135,7 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 		// A follow-up reads its predecessor's state after it finished.
 		c.seqs = make([]seq, len(reqs))
 	}
+	c.roots = make([]int, 0, len(reqs)-len(c.follow.parent))
 	for i := range reqs {
 		if !c.follow.dependent(i) {
 			c.roots = append(c.roots, i)
@@ -188,16 +196,25 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 // run processes arrivals and engine steps in time order until every
 // request is done, then brings every replica's clock to the end.
 func (c *cluster) run() {
-	for !c.stopped && c.advance() {
-	}
-	if c.stopped {
-		c.cancelUnfinished()
+	if c.parallelReplicas() {
+		c.runParallel()
+	} else {
+		c.runSequential()
 	}
 	for _, e := range c.engines {
 		c.end = max(c.end, e.now)
 	}
 	for _, e := range c.engines {
 		e.idle(c.end)
+	}
+}
+
+// runSequential processes every event in time order.
+func (c *cluster) runSequential() {
+	for !c.stopped && c.advance() {
+	}
+	if c.stopped {
+		c.cancelUnfinished()
 	}
 }
 
@@ -216,9 +233,11 @@ func (c *cluster) advance() bool {
 	}
 	switch {
 	case ta <= tt && ta <= te:
+		c.arriving = true
 		if e := c.issue(ta, idx); e != nil {
 			c.due.update(e)
 		}
+		c.arriving = false
 	case tt <= te:
 		if e := c.front(); e != nil {
 			c.due.update(e)
@@ -318,9 +337,22 @@ func (c *cluster) emit(i int, res workload.Result) *workload.Result {
 		return &c.results[i]
 	}
 	c.acc.Add(&res)
-	c.endedBits[i/64] |= 1 << (i % 64)
+	if c.endedBits != nil { // nil in a replica run on its own, which never cancels
+		c.endedBits[i/64] |= 1 << (i % 64)
+	}
 	c.last = res
 	return &c.last
+}
+
+// sink hands a result that ended at t to Options.Sink (through the merge
+// of the replicas' results when they run apart: parallel.go).
+func (c *cluster) sink(r *workload.Result, t int64) {
+	switch {
+	case c.sinkAt != nil:
+		c.sinkAt(t, c.arriving, r)
+	case c.opt.Sink != nil:
+		c.opt.Sink(r)
+	}
 }
 
 // ended reports whether request i has its result.
@@ -388,9 +420,7 @@ func (c *cluster) finishAt(s *seq, t int64) {
 		}
 	}
 	r := c.emit(s.idx, res)
-	if c.opt.Sink != nil {
-		c.opt.Sink(r)
-	}
+	c.sink(r, t)
 	c.freeSeq(s)
 	c.record(t)
 	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(r) {
@@ -407,9 +437,7 @@ func (c *cluster) cancel(kids []int, t int64) {
 	for _, k := range kids {
 		res := workload.Result{Request: c.reqs[k], Status: workload.StatusCancelled}
 		res.Error = "predecessor " + c.reqs[k].After + " did not complete"
-		if r := c.emit(k, res); c.opt.Sink != nil {
-			c.opt.Sink(r)
-		}
+		c.sink(c.emit(k, res), t)
 		c.record(t)
 		c.cancel(c.follow.children(k), t)
 	}
@@ -420,10 +448,7 @@ func (c *cluster) cancel(kids []int, t int64) {
 func (c *cluster) cancelUnfinished() {
 	for i := range c.reqs {
 		if !c.ended(i) {
-			r := c.emit(i, workload.Result{Request: c.reqs[i], Status: workload.StatusCancelled, Error: "run stopped early"})
-			if c.opt.Sink != nil {
-				c.opt.Sink(r)
-			}
+			c.sink(c.emit(i, workload.Result{Request: c.reqs[i], Status: workload.StatusCancelled, Error: "run stopped early"}), c.end)
 		}
 	}
 }
@@ -432,6 +457,10 @@ func (c *cluster) cancelUnfinished() {
 func (c *cluster) record(t int64) {
 	c.done++
 	c.end = max(c.end, t)
+	if c.onRecord != nil {
+		c.onRecord()
+		return
+	}
 	if c.opt.Progress != nil && (c.done%1024 == 0 || c.done == len(c.reqs)) {
 		c.opt.Progress(c.done, len(c.reqs))
 	}
