@@ -230,7 +230,7 @@ func (c *cluster) horizonFor(e *engine) int64 {
 	if ta != never {
 		switch {
 		case len(c.engines) == 1:
-		case statefulRouter(c.cfg.Router):
+		case statefulRouter(c.cfg.Router) || c.scaler != nil:
 			h, ta = min(h, ta), never // routed on every replica's state at ta
 		case c.opt.Concurrency == 0 && c.follow.parent == nil:
 			// Round-robin: the next arrival e gets is at the earliest the
@@ -249,6 +249,9 @@ func (c *cluster) horizonFor(e *engine) int64 {
 	}
 	if c.opt.OnResult != nil || c.opt.Concurrency > 0 || c.follow.parent != nil {
 		h = min(h, c.due.secondDue())
+	}
+	if c.scaler != nil {
+		h = min(h, c.scaler.next()) // it reads the replicas' state and moves the router
 	}
 	return h
 }

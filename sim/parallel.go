@@ -20,7 +20,7 @@ import (
 
 // parallelReplicas reports whether c's replicas can run on their own.
 func (c *cluster) parallelReplicas() bool {
-	return !sequentialOnly && len(c.engines) > 1 && runtime.GOMAXPROCS(0) > 1 &&
+	return !sequentialOnly && c.scaler == nil && len(c.engines) > 1 && runtime.GOMAXPROCS(0) > 1 &&
 		c.opt.Concurrency == 0 && c.follow.parent == nil && c.opt.OnResult == nil && c.opt.OnStep == nil &&
 		!statefulRouter(c.cfg.Router)
 }

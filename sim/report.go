@@ -33,6 +33,13 @@ type Report struct {
 	// unfinished requests' results are "cancelled".
 	Stopped bool
 
+	// Scaling is the fleet over time under Options.Autoscale, and
+	// ReplicaSeconds what it cost: each replica from the moment it was asked
+	// for to the moment it went away (or the run's end). Empty and 0 for a
+	// fixed fleet.
+	Scaling        []ScalePoint
+	ReplicaSeconds float64
+
 	stretched int64 // steps taken in decode stretches (decodejump.go)
 	// acc is the streaming summary of the results when they were not kept
 	// (Options.DiscardResults); nil otherwise.
@@ -53,6 +60,9 @@ func (c *cluster) report() *Report {
 	}
 	if c.results == nil {
 		r.acc = c.acc
+	}
+	if c.scaler != nil {
+		r.Scaling, r.ReplicaSeconds = c.scaler.history, c.scaler.costNs/1e9
 	}
 	itl := &latencyHistogram{}
 	var tls []*timeline

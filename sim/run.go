@@ -30,6 +30,10 @@ type Options struct {
 	// Sink, if set, sees each result as it finishes (--results streams
 	// them to a file); unlike OnResult it cannot stop the run.
 	Sink func(*workload.Result)
+	// Autoscale, if set, resizes the fleet during the run (autoscale.go):
+	// the config's replicas are then its Max, of which Min are ready at
+	// the start.
+	Autoscale *Autoscale
 	// OnStep, if set, sees every engine step as it is scheduled: the
 	// replica, its start and duration in nanoseconds and the batch. The
 	// batch is reused by the next step: copy what you keep. Calibration
@@ -43,6 +47,12 @@ type Options struct {
 func Run(cfg Config, reqs []workload.Request, opt Options) (*Report, error) {
 	if err := cfg.Resolve(); err != nil {
 		return nil, err
+	}
+	if a := opt.Autoscale; a != nil {
+		if err := a.Validate(); err != nil {
+			return nil, err
+		}
+		cfg.Replicas = a.Max
 	}
 	capacity, err := ComputeCapacity(&cfg)
 	if err != nil {
@@ -73,6 +83,7 @@ type cluster struct {
 	// A replica run on its own (parallel.go) reports finished requests
 	// through onRecord and results through sinkAt; arriving is set while
 	// an arrival is handled (its rejection sorts before engine events).
+	scaler   *autoscaler // nil: a fixed fleet
 	onRecord func()
 	sinkAt   func(t int64, arrival bool, r *workload.Result)
 	arriving bool
@@ -121,6 +132,9 @@ func newCluster(cfg *Config, capacity Capacity, reqs []workload.Request, opt Opt
 		}
 		c.engines = append(c.engines, e)
 		c.due.push(e)
+	}
+	if opt.Autoscale != nil {
+		c.scaler = newAutoscaler(*opt.Autoscale, c.engines)
 	}
 	if opt.DiscardResults {
 		c.acc = &analysis.Accumulator{}
@@ -207,6 +221,9 @@ func (c *cluster) run() {
 	for _, e := range c.engines {
 		e.idle(c.end)
 	}
+	if c.scaler != nil {
+		c.scaler.close(c.end)
+	}
 }
 
 // runSequential processes every event in time order.
@@ -230,6 +247,12 @@ func (c *cluster) advance() bool {
 	}
 	if ta == never && tt == never && te == never {
 		return false
+	}
+	if c.scaler != nil {
+		if ts := c.scaler.next(); ts <= min(ta, tt, te) {
+			c.scaler.fire(c, ts)
+			return true
+		}
 	}
 	switch {
 	case ta <= tt && ta <= te:
@@ -369,21 +392,25 @@ func (e *engine) load() int { return len(e.running) + e.waiting.len() + e.inFron
 
 // route picks a replica (--router).
 func (c *cluster) route() *engine {
-	if len(c.engines) == 1 {
-		return c.engines[0]
+	engines := c.engines
+	if c.scaler != nil {
+		engines = c.scaler.ready
+	}
+	if len(engines) == 1 {
+		return engines[0]
 	}
 	switch c.cfg.Router {
 	case "least-requests":
-		best := c.engines[0]
-		for _, e := range c.engines[1:] {
+		best := engines[0]
+		for _, e := range engines[1:] {
 			if e.load() < best.load() {
 				best = e
 			}
 		}
 		return best
 	case "least-kv":
-		best := c.engines[0]
-		for _, e := range c.engines[1:] {
+		best := engines[0]
+		for _, e := range engines[1:] {
 			if e.pool.used() < best.pool.used() ||
 				e.pool.used() == best.pool.used() && e.load() < best.load() {
 				best = e
@@ -391,7 +418,7 @@ func (c *cluster) route() *engine {
 		}
 		return best
 	default: // round-robin
-		e := c.engines[c.rr%len(c.engines)]
+		e := engines[c.rr%len(engines)]
 		c.rr++
 		return e
 	}
@@ -421,6 +448,9 @@ func (c *cluster) finishAt(s *seq, t int64) {
 	}
 	r := c.emit(s.idx, res)
 	c.sink(r, t)
+	if c.scaler != nil && !s.rejected {
+		c.scaler.drained(c.engines[s.replica], t)
+	}
 	c.freeSeq(s)
 	c.record(t)
 	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(r) {
