@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -146,6 +147,7 @@ func (o *TrafficOptions) replay(seed uint64, warn io.Writer) ([]Request, error) 
 	if err != nil {
 		return nil, fmt.Errorf("--workload: %w", err)
 	}
+	grow := o.Arrival == ArrivalDayShaped && o.Requests > len(reqs)
 	if o.Requests > 0 && o.Requests < len(reqs) {
 		reqs = reqs[:o.Requests]
 	}
@@ -158,6 +160,16 @@ func (o *TrafficOptions) replay(seed uint64, warn io.Writer) ([]Request, error) 
 			}
 		}
 		times, err := DayShaped(reqs, stats, len(reqs), rate, seed)
+		if grow && err == nil {
+			// More requests than the log holds: the log's requests drawn
+			// again (its mix of lengths, modes and prefixes), on the
+			// log's hourly profile.
+			var profile []float64
+			if profile, err = DayShaped(reqs, stats, o.Requests, rate, seed); err == nil {
+				reqs, err = resample(reqs, o.Requests, seed)
+				times = profile
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--arrival day-shaped: %w", err)
 		}
@@ -201,4 +213,22 @@ func lengthClass(prompt, think, answer string) ([]Class, error) {
 		*s.dst = d
 	}
 	return []Class{c}, nil
+}
+
+// resample draws n requests from a log's, with replacement, each with its
+// own id (the original's with "~k"). Follow-ups name their predecessor, so
+// a log with them is not resampled.
+func resample(reqs []Request, n int, seed uint64) ([]Request, error) {
+	for i := range reqs {
+		if reqs[i].After != "" {
+			return nil, fmt.Errorf("--requests %d is more than the log's %d, and its follow-up requests (after %q) cannot be drawn again", n, len(reqs), reqs[i].After)
+		}
+	}
+	r := NewStream(seed, "resample")
+	out := make([]Request, n)
+	for i := range out {
+		out[i] = reqs[r.IntN(len(reqs))]
+		out[i].ID = out[i].ID + "~" + strconv.Itoa(i)
+	}
+	return out, nil
 }

@@ -64,6 +64,13 @@ var badFlagValues = map[string][]string{
 	"route-gpu":                  {"no-such-gpu"},
 	"route-tensor-parallel-size": {"0"},
 	"route-replicas":             {"0"},
+	// size --by-hour's autoscaler (refused without --by-hour).
+	"min-replicas":       {"0", "-1"},
+	"autoscale-metric":   {"qps"},
+	"autoscale-target":   {"0", "-1", "NaN"},
+	"autoscale-interval": {"0s", "-1s"},
+	"scale-up-delay":     {"-1s"},
+	"cool-down":          {"-1s"},
 	// Output and the checks of verify and loadtest --predict.
 	"output":    {"yaml"},
 	"tolerance": {"ttft_p50=lots"},

@@ -18,6 +18,8 @@ type sizeOptions struct {
 	q        size.Query // size's own lists, SLOs and prices
 	output   string
 	plotPath string
+	byHour   bool
+	scale    autoscaleFlags
 }
 
 // sizeVaried are the deployment flags size takes as lists (its own), and
@@ -68,7 +70,9 @@ baselines. Exit status 1 when no candidate passes.`,
 	fs.IntVar(&o.q.MaxReplicas, "max-replicas", size.DefaultMaxReplicas, "most replicas to try per candidate")
 	fs.StringSliceVar(&o.q.Prices, "price", nil, "USD per GPU-hour over the profiles', e.g. h100-sxm=2.5,h200=3.2")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
-	fs.StringVar(&o.plotPath, "plot", "", "write the capacity curves (first SLO against rate per replica) as PNG to this file")
+	fs.StringVar(&o.plotPath, "plot", "", "write the capacity curves (first SLO against rate per replica) as PNG to this file; with --by-hour, the replicas over the day")
+	fs.BoolVar(&o.byHour, "by-hour", false, "plan a day of traffic hour by hour: the deployment chosen at the busiest hour, each hour's fewest replicas, an autoscaler replayed over the day, and the day's cost three ways")
+	o.scale.register(fs)
 	return cmd
 }
 
@@ -81,7 +85,7 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	}
 	// Every flag before any work; size's own lists are checked by
 	// o.q.Candidates.
-	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate()); err != nil {
+	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour)); err != nil {
 		return badInput(err)
 	}
 	opts, err := o.q.Options()
@@ -103,6 +107,9 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	}
 	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
 		return err
+	}
+	if o.byHour {
+		return runSizeByHour(cmd, o, cands, reqs, opts)
 	}
 	bar := progress.New(cmd.ErrOrStderr(), "sizing").Counting("candidates")
 	opts.Progress = bar.Update
