@@ -81,7 +81,7 @@ func runSizeByHour(cmd *cobra.Command, o *sizeOptions, cands []size.Candidate, r
 		return err
 	}
 	if n := plan.MissedHours(); n > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: the autoscaled fleet missed an SLO in %d of %d hours (its ramps): a shorter --scale-up-delay, a lower --autoscale-target or more --min-replicas buys them back\n", n, len(plan.Hours))
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: the autoscaled fleet missed an SLO in %d of %d hours, where queues built while replicas started or after a scale-down: a shorter --scale-up-delay, a lower --autoscale-target, a longer --cool-down or more --min-replicas buys them back\n", n, len(plan.Hours))
 	}
 	return nil
 }
