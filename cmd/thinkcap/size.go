@@ -40,10 +40,18 @@ func newSizeCmd() *cobra.Command {
 for each the fewest replicas that meet every SLO and the preemption limit, and
 the maximum rate one replica sustains. It ranks the passing deployments by cost
 per hour (GPUs, TP × PP per replica, × price) and shows FP8 KV and speculative variants against their
-baselines. Exit status 1 when no candidate passes.`,
+baselines. Exit status 1 when no candidate passes.
+
+--by-hour plans a day of traffic instead: the deployment chosen at the busiest
+hour, each hour's fewest replicas, an autoscaler (HPA's rule on KV usage or
+running requests, a scale-up delay, a cool-down) replayed over the whole day
+with the SLOs judged hour by hour, and the day's cost for a fixed fleet, the
+hourly plan and the autoscaled fleet.`,
 		Example: `  thinkcap size --slo ttft_p99=2s,tpot_p99=60ms --gpus h100-sxm,h200 --tp 1,2 --kv-cache-dtype auto,fp8
   thinkcap size --workload requests.jsonl --rate 4 --model qwen3-14b,qwen3-32b --slo ttfa_p99=30s,e2e_p99=120s \
-      --speculative-config 'off,{"method":"eagle3","model":"RedHatAI/Qwen3-14B-speculator.eagle3","num_speculative_tokens":3}' --price h100-sxm=2.5 -o json`,
+      --speculative-config 'off,{"method":"eagle3","model":"RedHatAI/Qwen3-14B-speculator.eagle3","num_speculative_tokens":3}' --price h100-sxm=2.5 -o json
+  thinkcap size --by-hour --workload day.jsonl --arrival day-shaped --rate 3 --requests 250000 \
+      --slo ttft_p99=2s,tpot_p99=60ms --model qwen3-14b --gpus h100-sxm --scale-up-delay 3m --plot day.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSize(cmd, &o) },
 	}
