@@ -20,6 +20,7 @@ type Accumulator struct {
 	ttftEngine                     Sketch
 	think, answer, total           intCounts
 	thinkSum, answerSum, promptSum float64
+	cachedSum                      float64
 }
 
 // Add takes one result record, as Summarize takes each of its results.
@@ -33,7 +34,7 @@ func (a *Accumulator) Add(r *workload.Result) {
 		return
 	}
 	a.counts.Completed++
-	if r.After == "" {
+	if r.StartsUserRequest() {
 		a.ttft.Add(r.TTFTS)
 		a.queue.Add(r.QueueS)
 		if r.TTFTEngineS > 0 {
@@ -55,6 +56,7 @@ func (a *Accumulator) Add(r *workload.Result) {
 	a.thinkSum += float64(r.ThinkTokens)
 	a.answerSum += float64(r.AnswerTokens)
 	a.promptSum += float64(r.PromptTokens)
+	a.cachedSum += float64(r.CachedTokens)
 }
 
 // Merge adds o's results to a's.
@@ -74,7 +76,12 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	a.thinkSum += o.thinkSum
 	a.answerSum += o.answerSum
 	a.promptSum += o.promptSum
+	a.cachedSum += o.cachedSum
 }
+
+// PromptTokens is the completed requests' prompt tokens and of them those
+// the prefix cache held (CachedTokens).
+func (a *Accumulator) PromptTokens() (prompt, cached float64) { return a.promptSum, a.cachedSum }
 
 // Summary is the summary of every result added, as Summarize would give it
 // for them over durationS.

@@ -141,7 +141,7 @@ func ComputeGoodput(results []workload.Result, slos []GoodputSLO, durationS floa
 	}
 	for i := range results {
 		end := &results[i]
-		if end.After == "" {
+		if end.StartsUserRequest() {
 			g.Requests++
 		}
 		if end.Continued {
@@ -150,7 +150,7 @@ func ComputeGoodput(results []workload.Result, slos []GoodputSLO, durationS floa
 		good := end.OK() && within("e2e", end.E2ES) && (!hasKey(limit, "ttfa") || end.AnswerTokens > 0 && within("ttfa", end.TTFAS))
 		for call, steps := end, 0; good; steps++ {
 			good = call.OK() && (call.OutputTokens() <= 1 || within("tpot", call.TPOTS))
-			if call.After == "" {
+			if call.StartsUserRequest() {
 				good = good && within("ttft", call.TTFTS)
 				break
 			}

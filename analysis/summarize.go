@@ -97,7 +97,7 @@ func SampleLatencies(results []workload.Result) LatencySamples {
 // come from the first call, its answer and end from the last (follow-ups
 // measure from the chain's first arrival).
 func (l *LatencySamples) add(r *workload.Result) {
-	if r.After == "" {
+	if r.StartsUserRequest() {
 		l.TTFT = append(l.TTFT, r.TTFTS)
 		l.Queue = append(l.Queue, r.QueueS)
 		if r.TTFTEngineS > 0 {

@@ -257,4 +257,6 @@ func (c *cluster) horizonFor(e *engine) int64 {
 }
 
 // statefulRouter reports whether a --router reads the replicas' state.
-func statefulRouter(r string) bool { return r == "least-requests" || r == "least-kv" }
+func statefulRouter(r string) bool {
+	return r == "least-requests" || r == "least-kv" || r == RouterSessionAffinity
+}

@@ -32,7 +32,13 @@ var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4", "awq"}
 var SchedulingPolicies = []string{"fcfs", "priority"}
 
 // Routers are the replica routers thinkcap models.
-var Routers = []string{"round-robin", "least-requests", "least-kv"}
+var Routers = []string{"round-robin", "least-requests", "least-kv", RouterSessionAffinity}
+
+// RouterSessionAffinity sends a follow-up call (a session's next turn, a
+// gateway's second phase) to the replica that served the call before it,
+// whose prefix cache holds that call's blocks, and a first call to the
+// least loaded replica: the router llm-d and production gateways use.
+const RouterSessionAffinity = "session-affinity"
 
 // Resolve fills vLLM's defaults into c in place and validates it, reporting
 // every problem at once (errors.Join). Defaults follow `vllm serve`

@@ -123,7 +123,21 @@ func (c *cluster) inheritBlocks(s, p *seq, e *engine) {
 		return
 	}
 	s.own, s.ownStart = g, p.ownStart
+	// It hits the predecessor's sequence only as far as its own prompt
+	// repeats it (a session's history without the earlier thinking stops
+	// matching where that thinking began).
+	s.ownLimit = c.reqs[s.idx].PrefixTokens / e.bs
 	s.prefixID, s.prefixTokens = p.prefixID, p.prefixTokens
+}
+
+// sessionTurns reports whether the follow-ups are a session's next turns.
+func (f *followUps) sessionTurns(kids []int) bool {
+	for _, k := range kids {
+		if f.reqs[k].SessionID == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // wantsBlocksOf reports whether follow-up i takes its predecessor's

@@ -37,6 +37,9 @@ func (e *engine) lookup(s *seq) prefixHit {
 	h.blocks = prefixBlocks
 	if s.own != nil && s.own.blocks > 0 && s.ownStart <= prefixBlocks {
 		end := min(s.ownStart+s.own.blocks, limit)
+		if s.ownLimit > 0 {
+			end = min(end, s.ownLimit)
+		}
 		if end > prefixBlocks {
 			h.fromOwn = end - prefixBlocks
 			h.blocks = end
@@ -166,7 +169,7 @@ func (e *engine) release(s *seq, preempted bool) {
 			g.blocks = full
 			e.pool.park(g)
 			s.own = g
-			s.ownStart = s.shared
+			s.ownStart, s.ownLimit = s.shared, 0
 		} else {
 			e.pool.parkDead(full)
 		}

@@ -299,7 +299,9 @@ func (c *cluster) issue(t int64, i int) *engine {
 	root := t
 	if p := c.follow.parentOf(i); p >= 0 {
 		c.follow.pop()
-		root = c.seqs[p].rootArrival
+		if c.reqs[i].SessionID == "" {
+			root = c.seqs[p].rootArrival // a gateway's call: the user's request began with the first
+		}
 	} else {
 		c.next++
 		if c.opt.Concurrency > 0 {
@@ -325,6 +327,12 @@ func (c *cluster) issue(t int64, i int) *engine {
 		return nil
 	}
 	e := c.route()
+	if p := c.follow.parentOf(i); p >= 0 && c.cfg.Router == RouterSessionAffinity {
+		// The replica that served the previous call holds its blocks.
+		if pe := c.engines[c.seqs[p].replica]; c.scaler == nil || c.scaler.state[pe.id] == replicaReady {
+			e = pe
+		}
+	}
 	s.replica = e.id
 	if p := c.follow.parentOf(i); p >= 0 {
 		c.inheritBlocks(s, &c.seqs[p], e)
@@ -400,7 +408,7 @@ func (c *cluster) route() *engine {
 		return engines[0]
 	}
 	switch c.cfg.Router {
-	case "least-requests":
+	case "least-requests", RouterSessionAffinity: // a session's first call: the least loaded
 		best := engines[0]
 		for _, e := range engines[1:] {
 			if e.load() < best.load() {
@@ -436,9 +444,13 @@ func (c *cluster) finishAt(s *seq, t int64) {
 		if s.rejected {
 			c.cancel(kids, t)
 		} else {
-			res.Continued = true
-			if res.Status == workload.StatusTruncated {
-				res.Status = workload.StatusOK // the follow-up answers
+			if !c.follow.sessionTurns(kids) {
+				// A gateway's follow-up answers for this call; a session's
+				// next turn is a request of its own.
+				res.Continued = true
+				if res.Status == workload.StatusTruncated {
+					res.Status = workload.StatusOK
+				}
 			}
 			chainDone = false
 			for _, k := range kids {

@@ -28,8 +28,10 @@ type seq struct {
 	blocks int
 	prefix *prefixEntry // nil without a prefix or with prefix caching off
 	own    *cacheGroup  // full blocks left behind by a preemption, hit on resume
-	// ownStart is the block index where own's blocks start in the table.
-	ownStart int
+	// ownStart is the block index where own's blocks start in the table;
+	// ownLimit, when > 0, the block index own's hit stops at (an inherited
+	// sequence the prompt repeats only in part).
+	ownStart, ownLimit int
 
 	idx            int   // index of the request (and its result)
 	arrival        int64 // ns: when the client sent it

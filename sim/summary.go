@@ -32,6 +32,7 @@ func (rep *Report) Summary() analysis.Summary {
 	}
 	preemptions := rep.Preemptions
 	s.Preemptions = &preemptions
+	s.PrefixCacheHitRate = rep.prefixHitRate()
 	s.KVUsage = analysis.KVUsage{Mean: rep.KVUsageMean, Peak: rep.KVUsagePeak}
 	s.Running = analysis.Occupancy{Mean: rep.RunningMean, Peak: rep.RunningPeak}
 	s.Waiting = analysis.Occupancy{Mean: rep.WaitingMean, Peak: rep.WaitingPeak}
@@ -82,4 +83,27 @@ func CapacityTable(cfg *Config, c Capacity) string {
 	}
 	return fmt.Sprintf("%s on %d x %s%s, kv-cache-dtype %s, max-model-len %d\n",
 		cfg.Model.Name, cfg.GPUsPerReplica(), cfg.GPU.Name, stages, cfg.KVCacheDtype, cfg.MaxModelLen) + c.StartupLog(cfg.MaxModelLen)
+}
+
+// prefixHitRate is vLLM's prefix-cache hit rate (vllm:prefix_cache_hits
+// over queries, in tokens) as the completed requests saw it at their first
+// scheduling; nil when nothing was cached (prefix caching off, or no prefix
+// in the traffic), so that runs without prefixes print as before.
+func (rep *Report) prefixHitRate() *float64 {
+	var prompt, cached float64
+	if rep.acc != nil {
+		prompt, cached = rep.acc.PromptTokens()
+	} else {
+		for i := range rep.Results {
+			if r := &rep.Results[i]; r.OK() {
+				prompt += float64(r.PromptTokens)
+				cached += float64(r.CachedTokens)
+			}
+		}
+	}
+	if cached == 0 || prompt == 0 {
+		return nil
+	}
+	rate := cached / prompt
+	return &rate
 }

@@ -89,7 +89,7 @@ func latencyOf(r *workload.Result, metric string) (float64, bool) {
 	var ok bool
 	switch metric {
 	case "ttft":
-		v, ok = r.TTFTS, r.After == ""
+		v, ok = r.TTFTS, r.StartsUserRequest()
 	case "ttfa":
 		v, ok = r.TTFAS, !r.Continued && r.AnswerTokens > 0
 	case "e2e":

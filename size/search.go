@@ -213,6 +213,11 @@ func evaluate(c Candidate, reqs []workload.Request, t trafficInfo, opt *Options,
 	// Least-requests routing: adding a replica then only ever takes load
 	// off the others, which the replica bisection relies on.
 	cfg.Router = "least-requests"
+	if workload.HasSessions(reqs) {
+		// The same for a session's first turn; its later turns go where
+		// the previous one's blocks are, as a session-aware gateway sends them.
+		cfg.Router = sim.RouterSessionAffinity
+	}
 	if failed, err := latencyFloor(&cfg, reqs, opt.SLOs); err != nil || len(failed) > 0 {
 		if err != nil {
 			o.Error, o.Failed = err.Error(), []string{"simulate"}

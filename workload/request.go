@@ -28,7 +28,20 @@ type Request struct {
 	// its predecessor's whole sequence, which the prefix cache may still
 	// hold.
 	After string `json:"after,omitempty"`
+	// SessionID and Turn (from 1) place the request in a multi-turn
+	// session (chat, an agent); ThinkTimeS is the user's or tool's time
+	// after the previous turn's answer. A turn's PromptTokens is its new
+	// input only: the history is added by the --history policy
+	// (sessions.go).
+	SessionID  string  `json:"session_id,omitempty"`
+	Turn       int     `json:"turn,omitempty"`
+	ThinkTimeS float64 `json:"think_time_s,omitempty"`
 }
+
+// StartsUserRequest reports whether the request is what a user sent, not
+// a gateway's follow-up call of it (After without a session): a session's
+// turns are each a user's request, measured from when it was sent.
+func (r *Request) StartsUserRequest() bool { return r.After == "" || r.SessionID != "" }
 
 // OutputTokens is the number of generated tokens: thinking plus answer.
 func (r *Request) OutputTokens() int { return r.ThinkTokens + r.AnswerTokens }

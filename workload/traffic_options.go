@@ -45,6 +45,10 @@ type TrafficOptions struct {
 	Think       string  // --think-tokens
 	Answer      string  // --answer-tokens
 	Concurrency int     // --concurrency: closed loop
+	// Turns and ThinkTime make synthetic traffic multi-turn sessions
+	// (--turns, --think-time: distributions of turns per session and of
+	// seconds between a turn's answer and the next turn).
+	Turns, ThinkTime string
 	// Given reports whether the user set a flag (by name, without the
 	// dashes); nil: none was.
 	Given func(flag string) bool
@@ -85,7 +89,34 @@ func (o *TrafficOptions) Validate() error {
 	if _, err := o.Log.ReadOptions(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, _, err := o.sessionDists(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// sessionDists parses --turns and --think-time (nil turns: no sessions).
+func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
+	if o.ThinkTime != "" && o.Turns == "" {
+		return nil, nil, errors.New("--think-time only matters with --turns")
+	}
+	if o.Turns == "" {
+		return nil, nil, nil
+	}
+	if o.Workload != "" {
+		return nil, nil, errors.New("--turns makes synthetic sessions: a --workload log brings its own (session_id, turn)")
+	}
+	if turns, err = ParseDist(o.Turns); err != nil {
+		return nil, nil, fmt.Errorf("--turns: %w", err)
+	}
+	spec := o.ThinkTime
+	if spec == "" {
+		spec = "10"
+	}
+	if think, err = ParseDist(spec); err != nil {
+		return nil, nil, fmt.Errorf("--think-time: %w", err)
+	}
+	return turns, think, nil
 }
 
 // Load reads or generates the requests; the seed draws synthetic traffic
@@ -126,7 +157,14 @@ func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer
 	if err != nil {
 		return nil, err
 	}
-	return syn.Generate()
+	reqs, err := syn.Generate()
+	if err != nil {
+		return nil, err
+	}
+	if turns, think, _ := o.sessionDists(); turns != nil { // checked by Validate
+		MakeSessions(reqs, turns, think, seed)
+	}
+	return reqs, nil
 }
 
 // replay reads the --workload log and rescales its arrivals as asked:

@@ -12,6 +12,9 @@ type WhatIfOptions struct {
 	BudgetPolicy string  // --budget-policy
 	Effort       string  // --effort: ParseEffort's spec; "": none
 	Escalate     float64 // --escalate
+	// History is --history: how a session's later turns carry the earlier
+	// ones (ParseHistory); "" is DefaultHistory.
+	History string
 	// Given reports whether the user set a flag (by name, without the
 	// dashes); nil: none was.
 	Given func(flag string) bool
@@ -43,6 +46,9 @@ func (o *WhatIfOptions) Validate() error {
 	if err := w.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := ParseHistory(o.History); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -62,8 +68,30 @@ func (o *WhatIfOptions) Apply(reqs []Request, seed uint64) ([]Request, []Transfo
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if !w.Active() {
-		return reqs, nil, nil
+	h, err := ParseHistory(o.History)
+	if err != nil {
+		return nil, nil, err
 	}
-	return w.Apply(reqs)
+	sessions := HasSessions(reqs)
+	if o.given("history") && !sessions {
+		return nil, nil, errors.New("--history: the traffic has no sessions (no record has a session_id)")
+	}
+	var reports []TransformReport
+	if w.Active() {
+		if sessions && (w.Escalate > 0 || w.ThinkBudget > 0 && w.BudgetPolicy == PolicyTwoPhase) {
+			return nil, nil, errSessionFollowUps
+		}
+		if reqs, reports, err = w.Apply(reqs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if sessions {
+		// Last: the history carries the turns as the what-ifs left them.
+		out, rep, err := ApplySessions(reqs, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		reqs, reports = out, append(reports, rep)
+	}
+	return reqs, reports, nil
 }

@@ -54,7 +54,10 @@ var badFlagValues = map[string][]string{
 	"concurrency":     {"0", "-1"},
 	"workload-format": {"parquet"},
 	"map":             {"zz"},
+	"turns":           {"lognormal:p50=abc"},
+	"think-time":      {"lognormal:p50=abc"},
 	// What-ifs.
+	"history":                    {"most"},
 	"think-budget":               {"0", "-1"},
 	"budget-policy":              {"maybe"},
 	"effort":                     {"low=x"},
@@ -177,6 +180,7 @@ var freeFlagsFor = map[string]map[string]string{
 var flagExtra = map[string][]string{
 	"acceptance":                 {"--speculative-config", `{"method":"ngram","num_speculative_tokens":2}`},
 	"budget-policy":              {"--think-budget", "100"},
+	"think-time":                 {"--turns", "3"},
 	"route-model":                {"--route", "low"},
 	"route-gpu":                  {"--route", "low"},
 	"route-tensor-parallel-size": {"--route", "low"},

@@ -26,6 +26,8 @@ type trafficFlags struct {
 	prompt        string
 	think         string
 	answer        string
+	turns         string
+	thinkTime     string
 	concurrencies loadList // --concurrency likewise
 	// sweepable marks the command that takes lists (loadtest).
 	sweepable bool
@@ -59,6 +61,8 @@ func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.prompt, "prompt-tokens", "", "prompt length: a number or a distribution, e.g. lognormal:p50=800,p99=6000")
 	fs.StringVar(&f.think, "think-tokens", "", "thinking length: a number or a distribution, e.g. lognormal:p50=1500,p99=12000,max=30000")
 	fs.StringVar(&f.answer, "answer-tokens", "", "answer length: a number or a distribution, e.g. uniform:100..400")
+	fs.StringVar(&f.turns, "turns", "", "synthetic multi-turn sessions: turns per session, a number or a distribution, e.g. uniform:2..12 (sessions start at --rate divided by the mean turns)")
+	fs.StringVar(&f.thinkTime, "think-time", "", "with --turns: the user's or tool's seconds after a turn's answer before the next, e.g. exponential:mean=20 (default 10)")
 	fs.Var(&f.concurrencies, "concurrency", concHelp)
 }
 
@@ -68,6 +72,7 @@ func (f *trafficFlags) options() workload.TrafficOptions {
 		Workload: f.workload, Log: f.log.options(), Traffic: f.traffic,
 		Requests: f.requests, RatePerS: f.rate(), Arrival: f.arrival, Speedup: f.speedup,
 		Prompt: f.prompt, Think: f.think, Answer: f.answer, Concurrency: f.concurrency(),
+		Turns: f.turns, ThinkTime: f.thinkTime,
 		Given: changed(f.set),
 	}
 }

@@ -15,6 +15,7 @@ type whatIfFlags struct {
 	policy        string
 	effort        string
 	escalate      float64
+	history       string
 	route         string
 	routeModel    string
 	routeGPU      string
@@ -29,6 +30,7 @@ func (f *whatIfFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.policy, "budget-policy", workload.PolicyForcedClosure, "forced-closure (cap, close, answer in full), truncate (hard output cap: the answer is lost) or two-phase (a second call with prompt + trace)")
 	fs.StringVar(&f.effort, "effort", "", "effort modes to think/answer budgets, e.g. low=0/512,medium=1024/768,high=4096/1024 (think 0: thinking off)")
 	fs.Float64Var(&f.escalate, "escalate", 0, "fraction of low-mode requests that fail a verifier and are retried at high effort")
+	fs.StringVar(&f.history, "history", "", "how a session's later turns carry the earlier ones: strip-traces (the chat templates' default: thinking dropped), keep-traces, answers-only, summary=N[@T] (the history replaced by N tokens from turn T, 3 by default)")
 	fs.StringVar(&f.route, "route", "", "send a class or a fraction to a separate non-thinking pool: low, mode=low, category=extraction or 0.7")
 	fs.StringVar(&f.routeModel, "route-model", "", "the route pool's model (default: --model with thinking off)")
 	fs.StringVar(&f.routeGPU, "route-gpu", "", "the route pool's GPU (default: --gpu)")
@@ -39,7 +41,7 @@ func (f *whatIfFlags) register(fs *pflag.FlagSet) {
 // options are the transform flags as workload's what-if options.
 func (f *whatIfFlags) options() workload.WhatIfOptions {
 	return workload.WhatIfOptions{
-		ThinkBudget: f.thinkBudget, BudgetPolicy: f.policy, Effort: f.effort, Escalate: f.escalate,
+		ThinkBudget: f.thinkBudget, BudgetPolicy: f.policy, Effort: f.effort, Escalate: f.escalate, History: f.history,
 		Given: changed(f.set),
 	}
 }
