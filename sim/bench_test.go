@@ -134,3 +134,41 @@ func BenchmarkDay1M(b *testing.B) {
 	b.ReportMetric(rep.DurationS, "simulated-s")
 	b.ReportMetric(float64(ms.Sys)/1e6, "sys-MB")
 }
+
+// sessionWorkload is the reasoning workload's 100,000 requests, either as
+// they are or as 10,000 sessions of 10 turns (5 s of think time, the
+// chat templates' strip-traces history), at 0.5 req/s.
+func sessionWorkload(b *testing.B, sessions bool) []workload.Request {
+	reqs := reasoningWorkload(b, 100_000, 0.5)
+	if !sessions {
+		return reqs
+	}
+	ten, _ := workload.ParseDist("10")
+	five, _ := workload.ParseDist("5")
+	workload.MakeSessions(reqs, ten, five, 1)
+	out, _, err := workload.ApplySessions(reqs, workload.History{Policy: workload.HistoryStripTraces})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkSessions100k and BenchmarkNoSessions100k: the same 100,000
+// requests with and without sessions (the bound: within 1.5×).
+func BenchmarkSessions100k(b *testing.B)   { benchSessions(b, true) }
+func BenchmarkNoSessions100k(b *testing.B) { benchSessions(b, false) }
+
+func benchSessions(b *testing.B, sessions bool) {
+	reqs := sessionWorkload(b, sessions)
+	cfg := benchConfig(b)
+	b.ReportAllocs()
+	var rep *Report
+	for b.Loop() {
+		var err error
+		if rep, err = Run(cfg, reqs, Options{DiscardResults: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rep.Steps), "steps")
+	b.ReportMetric(rep.DurationS, "simulated-s")
+}
