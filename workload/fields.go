@@ -30,6 +30,9 @@ const (
 	fPriority
 	fCorrect
 	fAfter
+	fSessionID
+	fTurn
+	fThinkTimeS
 	// fOutputTokens is the total of generated tokens. It is no column of the
 	// request record: openai-usage and field mappings read it, and the answer
 	// is what the thinking leaves of it.
@@ -56,6 +59,9 @@ var fieldNames = [numFields]string{
 	fPriority:     "priority",
 	fCorrect:      "correct",
 	fAfter:        "after",
+	fSessionID:    "session_id",
+	fTurn:         "turn",
+	fThinkTimeS:   "think_time_s",
 	fOutputTokens: "output_tokens",
 }
 
@@ -71,7 +77,7 @@ const (
 
 func kindOf(f field) fieldKind {
 	switch f {
-	case fArrivalS, fPromptTokens, fThinkTokens, fAnswerTokens, fPrefixTokens, fPriority, fOutputTokens:
+	case fArrivalS, fPromptTokens, fThinkTokens, fAnswerTokens, fPrefixTokens, fPriority, fOutputTokens, fTurn, fThinkTimeS:
 		return kindNumber
 	case fTimestamp:
 		return kindTimestamp
@@ -297,6 +303,20 @@ func parseRecord(raw *rawRecord, want clock, in *interner, p *parsedRecord) *fie
 	}
 	if a := raw.text[fAfter]; len(a) > 0 {
 		r.After = string(a)
+	}
+	if sid := raw.text[fSessionID]; len(sid) > 0 {
+		r.SessionID = string(sid)
+	}
+	if r.Turn, err = parseTokens(raw, fTurn); err != nil {
+		return err
+	}
+	if raw.present(fTurn) && r.Turn < 1 {
+		return badValue(raw, fTurn, "must be at least 1", ", got %d", r.Turn)
+	}
+	if raw.present(fThinkTimeS) {
+		if r.ThinkTimeS, err = parseSeconds(raw, fThinkTimeS); err != nil {
+			return err
+		}
 	}
 	r.Category = in.get(raw.text[fCategory])
 	r.PrefixID = in.get(raw.text[fPrefixID])

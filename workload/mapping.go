@@ -35,6 +35,9 @@ var mappingKeys = []struct {
 	{"priority", fPriority},
 	{"correct", fCorrect},
 	{"after", fAfter},
+	{"session_id", fSessionID},
+	{"turn", fTurn},
+	{"think_time", fThinkTimeS},
 }
 
 // MappingKeys lists the keys a mapping spec takes.
@@ -71,7 +74,7 @@ func mappingField(key string) (field, bool) {
 // (RFC 3339 or unix seconds), prompt, think, answer, output (all generated
 // tokens: the answer is output − think when answer is not mapped), mode,
 // category, prefix_id, prefix_tokens, finish_reason, priority, correct,
-// after; the native column names (prompt_tokens, ...) also work. A source
+// after, session_id, turn, think_time; the native column names (prompt_tokens, ...) also work. A source
 // is a CSV column name (matched ignoring case and surrounding spaces) or,
 // in JSONL, a key or a dotted path into nested objects with optional
 // array indexes: usage.prompt_tokens, choices[0].finish_reason (keys match

@@ -35,7 +35,7 @@ func TestParseMapping(t *testing.T) {
 }
 
 func TestParseMappingErrors(t *testing.T) {
-	valid := "(valid: id, arrival, timestamp, prompt, think, answer, output, mode, category, prefix_id, prefix_tokens, finish_reason, priority, correct, after)"
+	valid := "(valid: id, arrival, timestamp, prompt, think, answer, output, mode, category, prefix_id, prefix_tokens, finish_reason, priority, correct, after, session_id, turn, think_time)"
 	tests := []struct {
 		spec string
 		want []string
