@@ -60,6 +60,81 @@ type StatsReport struct {
 	// are not what the request would have generated, so they are left out
 	// of every statistic above. Absent for a request log.
 	Failed map[string]int `json:"failed,omitempty"`
+	// Sessions describes the multi-turn sessions (session_id, turn);
+	// absent when no record has a session.
+	Sessions *SessionStats `json:"sessions,omitempty"`
+}
+
+// SessionStats are a log's sessions: how many turns they take and what
+// each turn brings, by turn (the last row gathers turns maxTurnRows and
+// later).
+type SessionStats struct {
+	Sessions int         `json:"sessions"`
+	Turns    TokenDist   `json:"turns_per_session"`
+	ByTurn   []TurnStats `json:"by_turn"`
+}
+
+// TurnStats are the means of one turn's requests: its new input (the
+// prompt without the history a policy adds), thinking and answer, and the
+// share of its generated tokens that are thinking.
+type TurnStats struct {
+	Turn       int     `json:"turn"` // the last row: this turn and later
+	Requests   int     `json:"requests"`
+	Input      float64 `json:"input_tokens_mean"`
+	Think      float64 `json:"think_tokens_mean"`
+	Answer     float64 `json:"answer_tokens_mean"`
+	ThinkShare float64 `json:"think_share"`
+}
+
+// maxTurnRows is the turn from which SessionStats gathers turns in one row.
+const maxTurnRows = 16
+
+// sessionCounts are the running counts behind SessionStats.
+type sessionCounts struct {
+	turns  map[string]int32 // turns seen per session
+	byTurn [maxTurnRows]struct {
+		n                    int
+		input, think, answer float64
+	}
+}
+
+func (c *sessionCounts) add(r *workload.Request) {
+	if c.turns == nil {
+		c.turns = map[string]int32{}
+	}
+	c.turns[r.SessionID]++
+	t := min(max(r.Turn, int(c.turns[r.SessionID])), maxTurnRows) - 1
+	b := &c.byTurn[t]
+	b.n++
+	b.input += float64(r.PromptTokens)
+	b.think += float64(r.ThinkTokens)
+	b.answer += float64(r.AnswerTokens)
+}
+
+func (c *sessionCounts) stats() *SessionStats {
+	if len(c.turns) == 0 {
+		return nil
+	}
+	per := make([]int32, 0, len(c.turns))
+	var sum int64
+	for _, n := range c.turns {
+		per = append(per, n)
+		sum += int64(n)
+	}
+	slices.Sort(per)
+	st := &SessionStats{Sessions: len(c.turns), Turns: describeSorted(per, sum)}
+	for i, b := range c.byTurn {
+		if b.n == 0 {
+			continue
+		}
+		n := float64(b.n)
+		ts := TurnStats{Turn: i + 1, Requests: b.n, Input: b.input / n, Think: b.think / n, Answer: b.answer / n}
+		if g := b.think + b.answer; g > 0 {
+			ts.ThinkShare = b.think / g
+		}
+		st.ByTurn = append(st.ByTurn, ts)
+	}
+	return st
 }
 
 // ClassStats is a StatsGroup for one class (effort mode × task category) as
@@ -141,6 +216,8 @@ type StatsAccumulator struct {
 	last    *tokenCounts
 	// failed counts the result records that were not ok, by status.
 	failed map[string]int
+	// sessions counts the turns of multi-turn sessions.
+	sessions sessionCounts
 }
 
 // tokenCounts are the raw counts of one class.
@@ -171,6 +248,9 @@ func (a *StatsAccumulator) Add(r *workload.Request) {
 			a.classes[k] = c
 		}
 		a.lastKey, a.last = k, c
+	}
+	if r.SessionID != "" {
+		a.sessions.add(r)
 	}
 	think, answer := clampTokens(r.ThinkTokens), clampTokens(r.AnswerTokens)
 	c.think = append(c.think, think)
@@ -245,6 +325,7 @@ func (a *StatsAccumulator) Result() StatsReport {
 		all.unclosed += c.unclosed
 	}
 	rep.Overall = all.group(a.opts)
+	rep.Sessions = a.sessions.stats()
 	if len(a.failed) > 0 {
 		rep.Failed = maps.Clone(a.failed)
 	}

@@ -29,8 +29,31 @@ func WriteStatsTable(w io.Writer, r *StatsReport) error {
 		c := r.Overall.Capacity
 		fmt.Fprintf(w, "\ncapacity view: %s ms per output token, %s requests decoding at once\n",
 			formatCompact(1000*c.TPOTS), formatInt(int64(c.Concurrency)))
-		return writeStatsCapacity(w, r)
+		if err := writeStatsCapacity(w, r); err != nil {
+			return err
+		}
+		return writeStatsSessions(w, r.Sessions)
 	})
+}
+
+// writeStatsSessions prints the sessions, when the log has any: turns per
+// session, then each turn's new input, thinking and answer.
+func writeStatsSessions(w io.Writer, s *SessionStats) error {
+	if s == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nsessions: %s, turns per session mean %s, p50 %s, p90 %s, max %s\n",
+		formatInt(int64(s.Sessions)), formatCompact(s.Turns.Mean), formatCompact(s.Turns.P50), formatCompact(s.Turns.P90), formatCompact(s.Turns.Max))
+	var rows [][]string
+	for i, t := range s.ByTurn {
+		turn := formatInt(int64(t.Turn))
+		if i == len(s.ByTurn)-1 && t.Turn == maxTurnRows {
+			turn += "+"
+		}
+		rows = append(rows, []string{turn, formatInt(int64(t.Requests)), formatCompact(t.Input), formatCompact(t.Think),
+			formatCompact(t.Answer), formatPercent(t.ThinkShare)})
+	}
+	return writeRows(newTable(w, "turn", "requests", "new input (mean)", "think (mean)", "answer (mean)", "think share"), rows)
 }
 
 // statsRows lists the classes, then the overall group.

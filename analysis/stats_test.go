@@ -295,3 +295,32 @@ func TestStatsAddResult(t *testing.T) {
 		t.Errorf("table lacks %q:\n%s", want, buf.String())
 	}
 }
+
+// TestStatsSessions: sessions are counted with their turns, and each turn's
+// means come from that turn's records only; a log without sessions has none.
+func TestStatsSessions(t *testing.T) {
+	a := NewStatsAccumulator(StatsOptions{})
+	add := func(sess string, turn, input, think, answer int) {
+		a.Add(&workload.Request{SessionID: sess, Turn: turn, PromptTokens: input, ThinkTokens: think, AnswerTokens: answer})
+	}
+	add("a", 1, 100, 300, 100)
+	add("a", 2, 50, 100, 100)
+	add("b", 1, 300, 100, 100)
+	add("", 0, 10, 10, 10) // not in a session
+	rep := a.Result()
+	s := rep.Sessions
+	if s == nil || s.Sessions != 2 || s.Turns.Max != 2 || s.Turns.Mean != 1.5 || len(s.ByTurn) != 2 {
+		t.Fatalf("sessions %+v", s)
+	}
+	if t1 := s.ByTurn[0]; t1.Requests != 2 || t1.Input != 200 || t1.Think != 200 || t1.ThinkShare != 400.0/600 {
+		t.Errorf("turn 1: %+v", t1)
+	}
+	if t2 := s.ByTurn[1]; t2.Turn != 2 || t2.Requests != 1 || t2.Input != 50 || t2.ThinkShare != 0.5 {
+		t.Errorf("turn 2: %+v", t2)
+	}
+	b := NewStatsAccumulator(StatsOptions{})
+	b.Add(&workload.Request{PromptTokens: 1, AnswerTokens: 1})
+	if b.Result().Sessions != nil {
+		t.Error("sessions in a log without any")
+	}
+}
