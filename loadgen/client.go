@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -154,6 +155,9 @@ type Request struct {
 	Stop     []string
 	// SaveText keeps the answer and reasoning text in the Measurement.
 	SaveText bool
+	// History are the messages before the prompt: a session's earlier
+	// turns as its --history policy keeps them (LengthControl.Continue).
+	History []vllmapi.Message
 	// Continue is generated text to continue from: phase 2 of a two-phase
 	// thinking budget sends phase 1's trace, closed. On chat it is the
 	// final assistant message (continue_final_message); on completions it
@@ -283,7 +287,7 @@ func (c *Client) Body(req Request) ([]byte, error) {
 	if c.cfg.Endpoint == EndpointCompletions {
 		body = &vllmapi.CompletionRequest{
 			Model:          c.cfg.Model,
-			Prompt:         req.Prompt + req.Continue,
+			Prompt:         historyText(req.History) + req.Prompt + req.Continue,
 			MaxTokens:      max(req.MaxTokens, 0),
 			Stream:         true,
 			StreamOptions:  opts,
@@ -294,7 +298,7 @@ func (c *Client) Body(req Request) ([]byte, error) {
 	} else {
 		r := &vllmapi.ChatRequest{
 			Model:               c.cfg.Model,
-			Messages:            []vllmapi.Message{{Role: "user", Content: req.Prompt}},
+			Messages:            append(slices.Clip(req.History), vllmapi.Message{Role: "user", Content: req.Prompt}),
 			MaxCompletionTokens: max(req.MaxTokens, 0),
 			Stream:              true,
 			StreamOptions:       opts,
@@ -324,6 +328,19 @@ func (c *Client) Body(req Request) ([]byte, error) {
 		return mergeBody(b, c.cfg.ExtraBody)
 	}
 	return b, nil
+}
+
+// historyText is a session's earlier messages as one completions prompt:
+// each on its own line after its role.
+func historyText(history []vllmapi.Message) string {
+	var b strings.Builder
+	for _, m := range history {
+		b.WriteString(m.Role)
+		b.WriteString(": ")
+		b.WriteString(m.Content)
+		b.WriteString("\n\n")
+	}
+	return b.String()
 }
 
 // Causes of the client's own deadlines.

@@ -2,9 +2,11 @@ package loadgen
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/loadgen/vllmapi"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -32,6 +34,9 @@ type LengthControl struct {
 	// Texts are the prompts of a dataset by request ID (--dataset-name),
 	// sent as given instead of synthetic text.
 	Texts map[string]string
+	// History is how a session's later turns carry the earlier ones
+	// (--history): the messages nextTurn sends before each turn.
+	History workload.History
 
 	words sync.Map // request ID → prompt words sent, for Observe
 	saved sync.Map // request ID → prompt sent, for --save-text (SavedPrompt)
@@ -100,6 +105,9 @@ func (lc *LengthControl) Saves(id string) bool {
 // appended, as the tutorial's bounded_reasoning gateway does; any other
 // follow-up (an escalation retry) is a fresh request.
 func (lc *LengthControl) Continue(child workload.Request, parent Request, pm *Measurement) Request {
+	if child.SessionID != "" {
+		return lc.nextTurn(child, parent, pm)
+	}
 	req := lc.Build(child)
 	if child.PrefixTokens == 0 || child.PrefixID != "" {
 		return req
@@ -127,4 +135,34 @@ func hashID(id string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return h.Sum64()
+}
+
+// nextTurn builds a session's next turn: its new input as the prompt (the
+// record's prompt less the history the policy added) after the earlier
+// turns as messages, kept as History says: the previous prompt and answer
+// (strip-traces, as the chat templates render them), with the thinking
+// inline before the answer (keep-traces: a template keeps message content
+// as sent), the answers alone (answers-only), or a summary of synthetic
+// text of its length (summary).
+func (lc *LengthControl) nextTurn(child workload.Request, parent Request, pm *Measurement) Request {
+	input := child
+	input.PromptTokens = max(child.PromptTokens-child.HistoryTokens, 1)
+	req := lc.Build(input)
+	lc.words.Delete(child.ID) // the server counts the history too: keep it out of the calibration
+	h := lc.History
+	switch {
+	case h.Policy == workload.HistorySummary && child.Turn >= h.SummaryFrom:
+		req.History = []vllmapi.Message{{Role: "system", Content: SyntheticPrompt(h.SummaryTokens, hashID(child.ID))}}
+		return req
+	case h.Policy == workload.HistoryAnswersOnly:
+		req.History = append(slices.Clip(parent.History), vllmapi.Message{Role: "assistant", Content: pm.Text})
+		return req
+	}
+	answer := pm.Text
+	if h.Policy == workload.HistoryKeepTraces && pm.Reasoning != "" {
+		answer = DefaultThinkStart + "\n" + pm.Reasoning + "\n" + DefaultThinkEnd + "\n\n" + pm.Text
+	}
+	req.History = append(slices.Clip(parent.History),
+		vllmapi.Message{Role: "user", Content: parent.Prompt}, vllmapi.Message{Role: "assistant", Content: answer})
+	return req
 }

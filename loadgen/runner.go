@@ -258,7 +258,9 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 	// warm pool could not spare is the client's time (connect_s), not
 	// the server's.
 	sent := m.Result(req, m.Written(), r.start)
-	if len(kids) > 0 && m.OK() {
+	if len(kids) > 0 && m.OK() && r.cfg.Requests[kids[0]].SessionID == "" {
+		// A gateway's follow-up answers for this call; a session's next
+		// turn is a request of its own.
 		res.Continued, sent.Continued = true, true
 	}
 	s := &r.results[i]
@@ -274,11 +276,21 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 			r.cancelled(k, req.ID, scheduled)
 			continue
 		}
+		at := scheduled
+		if turn := &r.cfg.Requests[k]; turn.SessionID != "" {
+			// A session's next turn: the user's (or tool's) think time after
+			// this answer, then a request measured from its own sending.
+			if !sleepUntil(ctx, time.Now().Add(time.Duration(turn.ThinkTimeS*float64(time.Second)))) {
+				r.cancelled(k, req.ID, scheduled)
+				continue
+			}
+			at = time.Now()
+		}
 		next := r.cfg.Build(r.cfg.Requests[k])
 		if r.cfg.Continue != nil {
 			next = r.cfg.Continue(r.cfg.Requests[k], built, &m)
 		}
-		r.sendAs(ctx, k, next, scheduled)
+		r.sendAs(ctx, k, next, at)
 	}
 }
 

@@ -51,7 +51,7 @@ func (r *run) runConfig(prog *loadProgress, texts *textLog) loadgen.RunConfig {
 	lengths := &loadgen.LengthControl{
 		ForceLength:  o.ForceLength == "on" || o.ForceLength == "auto" && loadgen.ForceLengthFor(o.Model),
 		SaveTextRate: o.SaveText, Seed: uint64(o.Seed),
-		Prompts: &loadgen.PromptCalibrator{}, Texts: o.PromptTexts,
+		Prompts: &loadgen.PromptCalibrator{}, Texts: o.PromptTexts, History: o.History,
 	}
 	// Thinking budgets as the server sees them: forced closure is vLLM's
 	// own thinking_token_budget (the lengths the transform predicts),

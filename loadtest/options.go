@@ -49,6 +49,9 @@ type Options struct {
 	// budget.
 	ThinkBudget  int
 	BudgetPolicy string
+	// History is the what-if's --history: how a session's later turns send
+	// the earlier ones as messages.
+	History workload.History
 	// Route is the what-if's --route, which a load test refuses: it drives
 	// one endpoint.
 	Route string
@@ -148,8 +151,6 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--force-length %q: valid values are auto, on, off", o.ForceLength)
 	case !(o.SaveText >= 0 && o.SaveText <= 1):
 		return fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.SaveText)
-	case workload.HasSessions(o.Requests):
-		return fmt.Errorf("--workload: the traffic has multi-turn sessions (session_id), which loadtest does not replay yet (each turn would need the history sent): simulate and size take them")
 	case o.MaxInFlight < 0:
 		return fmt.Errorf("--max-in-flight must be at least 0 (0: no cap), got %d", o.MaxInFlight)
 	case o.Duration < 0 || o.Duration == 0 && o.DurationGiven:

@@ -36,6 +36,10 @@ type Request struct {
 	SessionID  string  `json:"session_id,omitempty"`
 	Turn       int     `json:"turn,omitempty"`
 	ThinkTimeS float64 `json:"think_time_s,omitempty"`
+	// HistoryTokens is how many of PromptTokens the --history policy added
+	// (ApplySessions): a load test sends them as the earlier messages, and
+	// PromptTokens − HistoryTokens as the turn's new input.
+	HistoryTokens int `json:"history_tokens,omitempty"`
 }
 
 // StartsUserRequest reports whether the request is what a user sent, not

@@ -140,6 +140,7 @@ func ApplySessions(reqs []Request, h History) ([]Request, TransformReport, error
 		r.After = prev.ID
 		r.ArrivalS = max(r.ThinkTimeS, 0)
 		r.PromptTokens += history
+		r.HistoryTokens = history
 		r.PrefixID, r.PrefixTokens = "", prefix
 		st.carried, st.history, st.last = history, h.grow(history, r), i
 		rep.Changed++

@@ -172,13 +172,17 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	if err != nil {
 		return loadtest.Options{}, badInput(err)
 	}
+	history, err := workload.ParseHistory(o.whatIf.history)
+	if err != nil {
+		return loadtest.Options{}, badInput(err)
+	}
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
 		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, NoReasoningParser: o.noParser,
 		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight,
 		Duration: o.duration, DurationGiven: fs.Changed("duration"), Warmup: warmup,
 		ForceLength: o.forceLength, SaveText: o.saveText, Seed: o.seed,
-		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route,
+		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route, History: history,
 		Out: o.out, Force: o.force, ScrapeInterval: o.scrapeInterval, ProgressInterval: o.progressEvery,
 		JSON: o.output == "json", Args: os.Args,
 		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
