@@ -72,6 +72,15 @@ func Metrics() []Metric {
 		}
 		return float64(*s.Preemptions)
 	})
+	// vLLM's prefix-cache hits over queries, in tokens: shown where either
+	// side knows it (a simulation of prefixes or sessions, a scraped
+	// server), checked only when a tolerance is asked for.
+	add("prefix_cache_hit_rate", "prefix cache hit rate", "%", 0.01, func(s *Summary) float64 {
+		if s.PrefixCacheHitRate == nil {
+			return math.NaN()
+		}
+		return *s.PrefixCacheHitRate
+	})
 	return ms
 }
 

@@ -171,6 +171,8 @@ func compareBase() Summary {
 	s.Waiting = Occupancy{Mean: 3, Peak: 20}
 	ten := int64(10)
 	s.Preemptions = &ten
+	hit := 0.3
+	s.PrefixCacheHitRate = &hit
 	return s
 }
 
@@ -454,6 +456,10 @@ func scaleSummary(s *Summary, k float64) {
 	s.Running.Peak = int(math.Round(float64(s.Running.Peak) * k))
 	s.Waiting.Peak = int(math.Round(float64(s.Waiting.Peak) * k))
 	s.Preemptions = Int64(int64(math.Round(float64(*s.Preemptions) * k)))
+	if h := s.PrefixCacheHitRate; h != nil {
+		v := *h * k
+		s.PrefixCacheHitRate = &v
+	}
 }
 
 func scaleLatencies(s *Summary, k float64) {

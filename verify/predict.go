@@ -51,6 +51,12 @@ func replayRequests(r *Run) (reqs []workload.Request, idx []int) {
 		}
 		req := res.Request
 		req.After = ""
+		if req.SessionID != "" && req.PrefixTokens > 0 {
+			// A session's turn, replayed at its sent time: what the cache may
+			// hold of the earlier turns becomes the session's shared prefix,
+			// which each turn extends and any turn of it can hit.
+			req.PrefixID, req.PrefixTokens = "session:"+req.SessionID, min(req.PrefixTokens, req.PromptTokens-1)
+		}
 		reqs = append(reqs, req)
 		idx = append(idx, i)
 	}

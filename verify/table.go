@@ -50,6 +50,9 @@ func WriteTable(w io.Writer, out *Outcome) error {
 	if err := analysis.WriteComparison(w, &out.Comparison); err != nil {
 		return err
 	}
+	if err := writeTurns(w, out.Turns); err != nil {
+		return err
+	}
 	if sa := out.Setup.Spec; sa != nil {
 		fmt.Fprintf(w, "\nspeculative decoding: acceptance length measured %.2f, assumed %.2f", sa.Measured, sa.Assumed)
 		if sa.Replayed {

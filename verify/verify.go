@@ -17,7 +17,9 @@ type Outcome struct {
 	Predicted  analysis.Summary    `json:"predicted"`
 	Measured   analysis.Summary    `json:"measured"`
 	Comparison analysis.Comparison `json:"comparison"`
-	Prediction *Prediction         `json:"-"`
+	// Turns compares a run's sessions turn by turn (absent without).
+	Turns      []TurnComparison `json:"turns,omitempty"`
+	Prediction *Prediction      `json:"-"`
 }
 
 // DefaultMinRequests is the fewest measured requests a verdict rests on:
@@ -42,5 +44,6 @@ func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64, m
 	return &Outcome{
 		Run: r.Dir, RunState: r.State, TimeScale: r.TimeScale, Setup: setup, LeftOut: p.LeftOut,
 		Predicted: p.Predicted, Measured: p.Measured, Comparison: c, Prediction: p,
+		Turns: compareTurns(p.PredictedResults, p.MeasuredResults),
 	}, nil
 }

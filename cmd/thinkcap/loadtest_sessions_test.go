@@ -144,5 +144,23 @@ func TestLoadtestSessions(t *testing.T) {
 		if !(prompt[1] < prompt[2] && prompt[2] < prompt[3]) {
 			t.Errorf("%s: the server's prompt tokens by turn %v do not grow with the history", policy, prompt)
 		}
+		// verify compares the sessions turn by turn (the verdict itself may
+		// go either way on six requests).
+		out, errOut, code := thinkcap(t, "verify", run, "-o", "json", "--min-requests", "1")
+		if code != exitOK && code != exitCheckFailed {
+			t.Fatalf("%s: verify exit %d: %s", policy, code, errOut)
+		}
+		var v struct {
+			Turns []struct {
+				Turn, Requests int
+				History        float64 `json:"history_tokens_mean"`
+			} `json:"turns"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Turns) != 3 || v.Turns[0].Requests != 2 || v.Turns[0].History != 0 || v.Turns[2].History <= v.Turns[1].History {
+			t.Errorf("%s: verify's turns %+v", policy, v.Turns)
+		}
 	}
 }
