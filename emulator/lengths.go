@@ -73,6 +73,7 @@ func (s *Server) lengths(p *parsed) (think, answer int, byLength bool) {
 func (p *parsed) request(think, answer int, byLength bool) workload.Request {
 	r := workload.Request{
 		ID: p.id, PromptTokens: p.prompt, ThinkTokens: think, AnswerTokens: answer, Priority: p.priority,
+		PrefixID: p.prefixID, PrefixTokens: p.prefixTokens,
 		FinishReason: workload.FinishStop,
 	}
 	if byLength {

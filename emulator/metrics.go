@@ -34,6 +34,7 @@ type metrics struct {
 	acceptedPerPos                 []prometheus.Counter
 	running, waiting, kvUsage      *prometheus.Desc
 	preemptions, prompt, generated *prometheus.Desc
+	prefixQueries, prefixHits      *prometheus.Desc
 	cacheConfig                    *prometheus.Desc
 }
 
@@ -78,6 +79,8 @@ func newMetrics(s *Server) *metrics {
 	m.preemptions = prometheus.NewDesc(vllmapi.MetricNumPreemptionsTotal, "Cumulative number of preemption from the engine.", names, nil)
 	m.prompt = prometheus.NewDesc(vllmapi.MetricPromptTokensTotal, "Number of prefill tokens processed.", names, nil)
 	m.generated = prometheus.NewDesc(vllmapi.MetricGenerationTokensTotal, "Number of generation tokens processed.", names, nil)
+	m.prefixQueries = prometheus.NewDesc(vllmapi.MetricPrefixCacheQueriesTotal, "Prefix cache queries, in terms of number of queried tokens.", names, nil)
+	m.prefixHits = prometheus.NewDesc(vllmapi.MetricPrefixCacheHitsTotal, "Prefix cache hits, in terms of number of cached tokens.", names, nil)
 	m.cacheConfig = prometheus.NewDesc(vllmapi.MetricCacheConfigInfo, "Information of the LLMEngine CacheConfig", []string{
 		vllmapi.LabelBlockSize, vllmapi.LabelCacheDtype, vllmapi.LabelEnablePrefixCaching, vllmapi.LabelEngine,
 		vllmapi.LabelGPUMemoryUtilization, vllmapi.LabelNumGPUBlocks,
@@ -160,6 +163,8 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	send(m.preemptions, prometheus.CounterValue, float64(st.Preemptions), model, engineLabel)
 	send(m.prompt, prometheus.CounterValue, float64(st.PromptTokens), model, engineLabel)
 	send(m.generated, prometheus.CounterValue, float64(st.GenerationTokens), model, engineLabel)
+	send(m.prefixQueries, prometheus.CounterValue, float64(st.PrefixQueries), model, engineLabel)
+	send(m.prefixHits, prometheus.CounterValue, float64(st.PrefixHits), model, engineLabel)
 	// CacheConfig's attributes as Python prints them (str(True) is "True").
 	cfg, capacity := m.s.simCfg, m.s.capacity
 	prefix := "True"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"net/http"
 	"strconv"
@@ -92,6 +93,10 @@ type parsed struct {
 	includeUsage bool
 	continuous   bool
 	priority     int
+	// prefixID and prefixTokens: a conversation's earlier messages
+	// (parseChat), the prefix its later turns share.
+	prefixID     string
+	prefixTokens int
 }
 
 // apiError is an error answered with vLLM's error JSON.
@@ -135,15 +140,25 @@ func (s *Server) parseChat(r *http.Request) (*parsed, *apiError) {
 	if len(b.Messages) == 0 {
 		return nil, badRequest("messages must not be empty")
 	}
-	words := 0
+	words, last := 0, 0
 	for i, m := range b.Messages {
 		n, err := contentWords(m.Content)
 		if err != nil {
 			return nil, badRequest("messages[%d].content: %v", i, err)
 		}
-		words += n
+		words, last = words+n, n
 	}
 	p := &parsed{chat: true, model: b.Model, prompt: words + chatTokensPerMessage*len(b.Messages) + chatTokensGeneration, thinking: true}
+	if n := len(b.Messages); n > 1 {
+		// A conversation's later turn: its earlier messages are a prefix
+		// vLLM's cache holds while the conversation goes on (it hashes the
+		// rendered tokens; the first message names the conversation here).
+		// Every turn shares the conversation's prefix, and extends it.
+		h := fnv.New64a()
+		h.Write(b.Messages[0].Content)
+		p.prefixID = fmt.Sprintf("conversation:%x", h.Sum64())
+		p.prefixTokens = min(words-last+chatTokensPerMessage*(n-1), p.prompt-1)
+	}
 	// max_completion_tokens takes precedence over the deprecated
 	// max_tokens in chat (vllm-facts §5.4).
 	switch {

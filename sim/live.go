@@ -39,7 +39,11 @@ type LiveStats struct {
 	Preemptions      int64
 	PromptTokens     int64 // prompts of requests that produced a first token
 	GenerationTokens int64
-	Finished         int64
+	// PrefixQueries and PrefixHits are vLLM's prefix-cache counters, in
+	// tokens: the prompts looked up at first scheduling and what the cache
+	// held of them.
+	PrefixQueries, PrefixHits int64
+	Finished                  int64
 }
 
 // NewLive prepares a deployment for live requests.
@@ -174,6 +178,8 @@ func (l *Live) tokens(s *seq, out int, t int64) {
 	think := max(0, min(s.generated, s.think)-before)
 	if before == 0 {
 		l.stats.PromptTokens += int64(s.prompt)
+		l.stats.PrefixQueries += int64(s.prompt)
+		l.stats.PrefixHits += int64(s.cachedTokens)
 	}
 	l.stats.GenerationTokens += int64(out)
 	if lr, ok := l.reqs[s]; ok {

@@ -96,7 +96,7 @@ func TestLoadtestSessions(t *testing.T) {
 		url, bodies := recordingEmulator(t)
 		run := filepath.Join(dir, policy)
 		_, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "Qwen/Qwen3-8B", "--workload", log, "--history", policy,
-			"--scrape-interval", "0", "--out", run)
+			"--scrape-interval", "20ms", "--out", run)
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", policy, code, errOut)
 		}
@@ -143,6 +143,21 @@ func TestLoadtestSessions(t *testing.T) {
 		}
 		if !(prompt[1] < prompt[2] && prompt[2] < prompt[3]) {
 			t.Errorf("%s: the server's prompt tokens by turn %v do not grow with the history", policy, prompt)
+		}
+		// The emulator's prefix cache holds each conversation's earlier
+		// messages for its later turns, and says so in its counters.
+		sb, err := os.ReadFile(filepath.Join(run, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			Hit *float64 `json:"prefix_cache_hit_rate"`
+		}
+		if err := json.Unmarshal(sb, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Hit == nil || *sum.Hit < 0.1 {
+			t.Errorf("%s: prefix-cache hit rate %v: the later turns should hit their history", policy, sum.Hit)
 		}
 		// verify compares the sessions turn by turn (the verdict itself may
 		// go either way on six requests).
