@@ -32,7 +32,7 @@ const (
 )
 
 // FormatNames lists the formats a request log may be named as.
-func FormatNames() []string { return []string{FormatNative, FormatOpenAI, FormatCSV} }
+func FormatNames() []string { return []string{FormatNative, FormatOpenAI, FormatCSV, FormatMooncake} }
 
 // maxErrors is how many bad records a read reports before it gives up: enough
 // to show a pattern, few enough to read.
@@ -124,6 +124,18 @@ func ReadWithStats(r io.Reader, name, format string) ([]Request, ReadStats, erro
 // name is used in error messages ("name:line: field: problem"). Without
 // SkipInvalid, ReadWithOptions reports up to ten bad records at once.
 func ReadWithOptions(r io.Reader, name string, opt ReadOptions) ([]Request, ReadStats, error) {
+	if strings.EqualFold(strings.TrimSpace(opt.Format), FormatMooncake) {
+		if opt.Mapping != nil {
+			return nil, ReadStats{}, fmt.Errorf("%s: format %s does not combine with a field mapping", name, FormatMooncake)
+		}
+		br, gz, err := openInput(r, name)
+		if err != nil {
+			return nil, ReadStats{}, err
+		}
+		reqs, st, err := readMooncake(br, name)
+		st.Gzip = gz
+		return reqs, st, err
+	}
 	s, err := NewScanner(r, name, opt)
 	if err != nil {
 		return nil, ReadStats{}, err

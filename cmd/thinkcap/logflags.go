@@ -17,7 +17,7 @@ type logFlags struct {
 }
 
 func (f *logFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "workload-format", "", "log format: native, openai-usage or csv (default: detected from the content)")
+	fs.StringVar(&f.format, "workload-format", "", "log format: native, openai-usage, csv or mooncake (default: detected from the content)")
 	fs.StringVar(&f.mapping, "map", "", "read any JSONL/CSV log through a field mapping, e.g. arrival=ts,think=reasoning_tokens,answer=out_tokens,prompt=in_tokens")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip invalid records (and report how many and why) instead of failing")
 }
