@@ -92,6 +92,9 @@ func trafficProfile(rep *FitReport, logName string) profiles.Traffic {
 			PromptTokens: c.Prompt.Spec, ThinkTokens: c.Think.Spec, AnswerTokens: c.Answer.Spec,
 		})
 	}
+	if s := rep.Sessions; s != nil {
+		t.Sessions = &profiles.TrafficSessions{Turns: s.Turns.Spec, ThinkTime: s.ThinkTimeS.Spec}
+	}
 	return t
 }
 

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,17 @@ type FitReport struct {
 	Name     string     `json:"name"`
 	Requests int        `json:"requests"`
 	Classes  []ClassFit `json:"classes"`
+	// Sessions is the fit of the log's multi-turn sessions: turns per
+	// session and the think time between turns (seconds); absent when no
+	// record has a session.
+	Sessions *SessionsFit `json:"sessions,omitempty"`
+}
+
+// SessionsFit is a FitReport's sessions.
+type SessionsFit struct {
+	Sessions   int       `json:"sessions"`
+	Turns      FitResult `json:"turns"`
+	ThinkTimeS FitResult `json:"think_time_s"`
 }
 
 // ClassFit is one class of a FitReport.
@@ -50,6 +62,10 @@ type TrafficFitter struct {
 	// in runs of one class.
 	lastKey classKey
 	last    *classValues
+	// turns counts each session's turns; thinkTimes are the think times of
+	// later turns, in seconds.
+	turns      map[string]int32
+	thinkTimes []float64
 }
 
 // classValues are one class's token counts, as int32 (12 bytes a request)
@@ -75,6 +91,15 @@ func (f *TrafficFitter) Add(r *workload.Request) {
 	c.think = append(c.think, clampTokens(r.ThinkTokens))
 	c.answer = append(c.answer, clampTokens(r.AnswerTokens))
 	f.n++
+	if r.SessionID != "" {
+		if f.turns == nil {
+			f.turns = map[string]int32{}
+		}
+		f.turns[r.SessionID]++
+		if f.turns[r.SessionID] > 1 && r.ThinkTimeS > 0 {
+			f.thinkTimes = append(f.thinkTimes, r.ThinkTimeS)
+		}
+	}
 }
 
 // Len is the number of requests added.
@@ -133,7 +158,43 @@ func (f *TrafficFitter) Fit(name string, opt FitOptions) (FitReport, error) {
 	if err := errors.Join(errs...); err != nil {
 		return FitReport{}, fmt.Errorf("fit traffic: %w", err)
 	}
+	if len(f.turns) > 0 {
+		if rep.Sessions, err = f.fitSessions(minMass); err != nil {
+			return FitReport{}, fmt.Errorf("fit traffic: sessions: %w", err)
+		}
+	}
 	return rep, nil
+}
+
+// fitSessions fits turns per session and the think time (whole seconds,
+// as synthetic sessions draw it; 10 s when no later turn says).
+func (f *TrafficFitter) fitSessions(minMass float64) (*SessionsFit, error) {
+	turns := make([]float64, 0, len(f.turns))
+	for _, n := range f.turns {
+		turns = append(turns, float64(n))
+	}
+	slices.Sort(turns)
+	sf := &SessionsFit{Sessions: len(f.turns)}
+	// Turns are a few small integers, which a continuous family bends:
+	// their own quantile table, as the log has them.
+	c, ok := fitEmpirical(turns, 0)
+	if !ok {
+		return nil, fmt.Errorf("turns: no distribution of %d sessions", len(turns))
+	}
+	sf.Turns = FitResult{Family: FamilyEmpirical, Params: c.Params, Spec: c.Spec, N: len(turns), Spikes: []Spike{}}
+	var err error
+	think := []float64{10}
+	if len(f.thinkTimes) > 0 {
+		think = make([]float64, len(f.thinkTimes))
+		for i, v := range f.thinkTimes {
+			think[i] = math.Round(v)
+		}
+		slices.Sort(think)
+	}
+	if sf.ThinkTimeS, err = fitSorted(think, minMass); err != nil {
+		return nil, fmt.Errorf("think time: %w", err)
+	}
+	return sf, nil
 }
 
 // FitTraffic fits a traffic profile to reqs: see TrafficFitter.

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -156,5 +157,40 @@ func BenchmarkFitTraffic1M(b *testing.B) {
 		if _, err := f.Fit("bench", FitOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFitTrafficSessions: a log with sessions fits its turns per session
+// and think times, and the profile carries them; one without has none.
+func TestFitTrafficSessions(t *testing.T) {
+	var reqs []workload.Request
+	for s := range 200 {
+		turns := 1 + s%5
+		for k := 1; k <= turns; k++ {
+			reqs = append(reqs, workload.Request{PromptTokens: 100 + s, ThinkTokens: 50, AnswerTokens: 20,
+				SessionID: fmt.Sprint("s", s), Turn: k, ThinkTimeS: float64(3 + s%4)})
+		}
+	}
+	rep, err := FitTraffic("agents", reqs, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := rep.Sessions
+	if sf == nil || sf.Sessions != 200 || sf.Turns.Spec == "" || sf.ThinkTimeS.Spec == "" {
+		t.Fatalf("sessions fit %+v", sf)
+	}
+	turns, err := workload.ParseDist(sf.Turns.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := turns.Mean(); m < 2.5 || m > 3.5 {
+		t.Errorf("turns %s: mean %g, want about 3", sf.Turns.Spec, m)
+	}
+	if p := trafficProfile(&rep, "agents.jsonl"); p.Sessions == nil || p.Sessions.Turns != sf.Turns.Spec {
+		t.Errorf("profile sessions %+v", p.Sessions)
+	}
+	plain, err := FitTraffic("plain", reqs[:0:0], FitOptions{})
+	if err == nil && plain.Sessions != nil {
+		t.Error("sessions without any")
 	}
 }

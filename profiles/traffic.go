@@ -9,6 +9,16 @@ type Traffic struct {
 	Name        string         `yaml:"name"`
 	Description string         `yaml:"description"`
 	Classes     []TrafficClass `yaml:"classes"`
+	// Sessions, when set, groups the requests into multi-turn sessions:
+	// Turns per session and ThinkTime (seconds after a turn's answer), as
+	// distribution specs (thinkcap fit of a log with sessions writes them).
+	Sessions *TrafficSessions `yaml:"sessions,omitempty"`
+}
+
+// TrafficSessions are a traffic profile's multi-turn sessions.
+type TrafficSessions struct {
+	Turns     string `yaml:"turns"`
+	ThinkTime string `yaml:"think_time"`
 }
 
 // TrafficClass is one class of a traffic profile.

@@ -143,7 +143,7 @@ func TestReadFormatOptionErrors(t *testing.T) {
 		opt  ReadOptions
 		want string
 	}{
-		{ReadOptions{Format: "xml"}, `x.jsonl: unknown format "xml" (valid: native, openai-usage, csv)`},
+		{ReadOptions{Format: "xml"}, `x.jsonl: unknown format "xml" (valid: native, openai-usage, csv, mooncake)`},
 		{ReadOptions{Format: "openai-usage", Mapping: m}, "does not combine with a field mapping"},
 	}
 	for _, tt := range tests {

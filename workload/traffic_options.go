@@ -145,6 +145,7 @@ func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer
 		}
 	}
 	var err error
+	var profileSessions *profiles.TrafficSessions
 	if o.lengths() {
 		syn.Classes, err = lengthClass(o.Prompt, o.Think, o.Answer)
 	} else {
@@ -153,6 +154,7 @@ func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer
 			return nil, fmt.Errorf("--traffic: %w", err)
 		}
 		syn.Classes, err = ClassesFromTraffic(t)
+		profileSessions = t.Sessions
 	}
 	if err != nil {
 		return nil, err
@@ -161,7 +163,17 @@ func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer
 	if err != nil {
 		return nil, err
 	}
-	if turns, think, _ := o.sessionDists(); turns != nil { // checked by Validate
+	turns, think, _ := o.sessionDists() // checked by Validate
+	if turns == nil && !o.lengths() && profileSessions != nil {
+		// A profile fitted from a log with sessions makes sessions too.
+		if turns, err = ParseDist(profileSessions.Turns); err == nil {
+			think, err = ParseDist(profileSessions.ThinkTime)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--traffic: sessions: %w", err)
+		}
+	}
+	if turns != nil {
 		MakeSessions(reqs, turns, think, seed)
 	}
 	return reqs, nil
