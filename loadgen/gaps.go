@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"sync/atomic"
@@ -102,4 +103,44 @@ func (h *GapHistogram) Std() float64 {
 		}
 	}
 	return math.Sqrt(ss/float64(n)) / 1e9
+}
+
+// GapCounts is a GapHistogram as written to the run directory
+// (ITLGapsFile): its non-empty buckets, its count and its exact sum, so
+// that the shards of a load test merge into the histogram one run would
+// have had.
+type GapCounts struct {
+	Buckets map[int]int64 `json:"buckets"`
+	N       int64         `json:"n"`
+	SumNs   int64         `json:"sum_ns"`
+}
+
+// ITLGapsFile is the run directory's inter-token gap histogram.
+const ITLGapsFile = "itl_gaps.json"
+
+// Counts is the histogram's state.
+func (h *GapHistogram) Counts() GapCounts {
+	c := GapCounts{Buckets: map[int]int64{}, N: h.n.Load(), SumNs: h.sumNs.Load()}
+	for i := range h.counts {
+		if v := h.counts[i].Load(); v > 0 {
+			c.Buckets[i] = v
+		}
+	}
+	return c
+}
+
+// AddCounts adds counts (another run's) to the histogram; buckets out of
+// range are refused.
+func (h *GapHistogram) AddCounts(c GapCounts) error {
+	for i, v := range c.Buckets {
+		if i < 0 || i >= len(h.counts) || v < 0 {
+			return fmt.Errorf("gap histogram: bucket %d (count %d) out of range", i, v)
+		}
+	}
+	for i, v := range c.Buckets {
+		h.counts[i].Add(v)
+	}
+	h.n.Add(c.N)
+	h.sumNs.Add(c.SumNs)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,7 +39,20 @@ type Metadata struct {
 	// had it (FirstCacheConfig).
 	CacheConfig *CacheConfig `json:"cache_config,omitempty"`
 	Start       time.Time    `json:"start"`
-	End         time.Time    `json:"end,omitzero"`
+	// Shard is this run's part of a sharded load test (--shard I/N); nil
+	// for a whole one. StartAt is --start-at, the wall time every shard's
+	// schedule began at; ScheduleStart when this run's did (the records'
+	// scheduled_s count from it).
+	Shard         *Shard    `json:"shard,omitempty"`
+	StartAt       time.Time `json:"start_at,omitzero"`
+	ScheduleStart time.Time `json:"schedule_start,omitzero"`
+	// ServerClockOffsetS is the server's clock (its Date header, to the
+	// second) less this machine's, at the preflight: how far shards on
+	// other machines may disagree.
+	ServerClockOffsetS *float64 `json:"server_clock_offset_s,omitempty"`
+	// Shards lists the runs a merged directory was made of (thinkcap merge).
+	Shards []ShardRun `json:"shards,omitempty"`
+	End    time.Time  `json:"end,omitzero"`
 	// State is how the run stands: RunRunning from its start (found by a
 	// reader, the process died), then RunComplete, RunInterrupted or
 	// RunAborted; "" in runs written before the key existed.
@@ -224,4 +238,42 @@ func redactURLSecrets(s string) string {
 		return s
 	}
 	return u.String()
+}
+
+// Shard is one part of a sharded load test: Index of Count (from 0).
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// String is the shard as --shard reads it, "I/N".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard reads --shard I/N: 0 <= I < N.
+func ParseShard(spec string) (Shard, error) {
+	i, n, ok := strings.Cut(spec, "/")
+	var s Shard
+	var err1, err2 error
+	s.Index, err1 = strconv.Atoi(strings.TrimSpace(i))
+	s.Count, err2 = strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 0 <= I < N, e.g. 0/4", spec)
+	}
+	return s, nil
+}
+
+// ShardRun is one shard of a merged run, as metadata.json lists it.
+type ShardRun struct {
+	Dir                string    `json:"dir"`
+	Shard              *Shard    `json:"shard,omitempty"`
+	State              string    `json:"state"`
+	Reason             string    `json:"reason,omitempty"`
+	RequestsPlanned    int       `json:"requests_planned"`
+	RequestsFinished   int       `json:"requests_finished"`
+	ScheduleStart      time.Time `json:"schedule_start,omitzero"`
+	ServerClockOffsetS *float64  `json:"server_clock_offset_s,omitempty"`
+	// OffsetS is how much later than the earliest shard this one's
+	// schedule began: the time its records were moved by.
+	OffsetS float64 `json:"offset_s"`
+	Scraped bool    `json:"scraped"`
 }

@@ -196,3 +196,31 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	t.r.mu.Unlock()
 	return n, err
 }
+
+// ServerClockOffset is the server's clock less this machine's, from the
+// Date header of a GET of /v1/models (to the second: the header's
+// resolution), taken at the midpoint of the request; false when the server
+// sends no date.
+func ServerClockOffset(ctx context.Context, client *http.Client, baseURL, apiKey string) (float64, bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/v1/models", nil)
+	if err != nil {
+		return 0, false
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	sent := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	got := time.Now()
+	date, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return 0, false
+	}
+	mid := sent.Add(got.Sub(sent) / 2)
+	return date.Sub(mid.Truncate(time.Second)).Seconds(), true
+}

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
@@ -31,6 +32,13 @@ func (r *run) drive(ctx context.Context) (loadgen.Outcome, error) {
 	// The connections the run will need are opened before the schedule
 	// starts, so that no early TTFT counts the client's dialling.
 	loadgen.WarmConnections(ctx, r.http, o.URL, o.APIKey, loadgen.ExpectedConcurrency(o.Requests, o.Concurrency, o.MaxInFlight))
+	if !o.StartAt.IsZero() {
+		if late := time.Since(o.StartAt); late > 0 {
+			fmt.Fprintf(o.Stderr, "thinkcap: warning: --start-at %s passed %s ago: starting now, the shards out of step\n", o.StartAt.Format(time.RFC3339), late.Round(time.Millisecond))
+		} else if !waitUntil(ctx, o.StartAt) {
+			return loadgen.Outcome{Start: time.Now(), End: time.Now()}, nil
+		}
+	}
 	prog := &loadProgress{total: len(o.Requests), target: targetRate(o.Requests), span: scheduleSpan(o), latest: r.scraper.Latest}
 	stopProgress := prog.show(o.Stderr, "load test", o.ProgressInterval)
 	outcome := loadgen.Run(ctx, r.client, r.runConfig(prog, texts))
@@ -85,5 +93,17 @@ func (r *run) runConfig(prog *loadProgress, texts *textLog) loadgen.RunConfig {
 			_ = r.rd.WriteResult(res)
 			prog.count(res, m)
 		},
+	}
+}
+
+// waitUntil waits for t or ctx's end and reports whether t came.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -25,6 +25,7 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	samples := r.scraper.Samples()
 	stats := r.scraper.Stats()
 	r.rd.Update(func(m *loadgen.Metadata) {
+		m.ScheduleStart = outcome.Start
 		m.CacheConfig = loadgen.FirstCacheConfig(samples)
 		m.Scrape = &stats
 		if m.Engine == "" && len(samples) > 0 {
@@ -42,6 +43,11 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 		s.Goodput = analysis.ComputeGoodput(outcome.Results, slos, s.DurationS)
 	}
 	if err := writeSummary(r.rd, &s); err != nil {
+		return nil, err
+	}
+	// The gap histogram itself, so that thinkcap merge adds the shards'
+	// gaps rather than averaging their percentiles.
+	if err := writeJSONFile(r.rd.Path(loadgen.ITLGapsFile), r.gaps.Counts()); err != nil {
 		return nil, err
 	}
 	state, reason := loadgen.RunComplete, ""
@@ -91,12 +97,17 @@ func (r *run) writeExtraFiles(s *analysis.Summary, outcome *loadgen.Outcome, sam
 // writeSummary writes the run's summary.json (metadata.json and
 // timeline.csv are the run directory's, written as the run goes).
 func writeSummary(rd *loadgen.RunDir, s *analysis.Summary) error {
-	f, err := os.Create(rd.Path(loadgen.SummaryFile))
+	return writeJSONFile(rd.Path(loadgen.SummaryFile), s)
+}
+
+// writeJSONFile writes v to path as indented JSON.
+func writeJSONFile(path string, v any) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return badInput(err)
 	}
 	bw := bufio.NewWriter(f)
-	if err := writeJSON(bw, s); err != nil {
+	if err := writeJSON(bw, v); err != nil {
 		f.Close()
 		return err
 	}

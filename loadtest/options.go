@@ -100,6 +100,14 @@ type Options struct {
 	// Engine is --engine: auto (detected from /v1/models or /metrics),
 	// vllm or sglang.
 	Engine string
+	// Shard (--shard I/N) sends only this shard's part of the schedule:
+	// every N-th request from the I-th (a follow-up goes with the request
+	// it follows). Only shard 0 scrapes /metrics unless ScrapeAllShards
+	// (--scrape-all-shards). StartAt (--start-at) holds the schedule until
+	// that wall time, so that shards on other machines begin together.
+	Shard           *loadgen.Shard
+	StartAt         time.Time
+	ScrapeAllShards bool
 	// PromptTexts are a dataset's prompts by request ID (--dataset-name):
 	// sent as given, never written unless --save-text.
 	PromptTexts map[string]string

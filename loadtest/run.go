@@ -97,6 +97,7 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 	if err := o.Validate(); err != nil {
 		return nil, badInput(err)
 	}
+	o.applyShard()
 	o.applyRamp()
 	checks, err := o.checks()
 	if err != nil {
@@ -142,6 +143,10 @@ func (r *run) describe(ctx context.Context) error {
 		Start: time.Now(), Options: map[string]any{"endpoint": o.Endpoint, "requests": len(o.Requests), "warmup": o.Warmup.Spec, "concurrency": o.Concurrency},
 	}
 	r.meta.ServerVersion, _ = loadgen.FetchVersion(ctx, r.http, o.URL, o.APIKey)
+	r.meta.Shard, r.meta.StartAt = o.Shard, o.StartAt
+	if off, ok := loadgen.ServerClockOffset(ctx, r.http, o.URL, o.APIKey); ok {
+		r.meta.ServerClockOffsetS = &off
+	}
 	r.meta.Models, r.meta.MaxModelLen = r.models.Models, r.models.MaxModelLen(o.Model)
 	r.meta.Engine = o.Engine
 	if r.meta.Engine == "" || r.meta.Engine == "auto" {

@@ -67,6 +67,9 @@ var badFlagValues = map[string][]string{
 	"route-gpu":                  {"no-such-gpu"},
 	"route-tensor-parallel-size": {"0"},
 	"route-replicas":             {"0"},
+	// loadtest's shards.
+	"shard":    {"2/2", "-1/2", "x"},
+	"start-at": {"yesterday"},
 	// size --by-hour's autoscaler (refused without --by-hour).
 	"min-replicas":       {"0", "-1"},
 	"autoscale-metric":   {"qps"},
@@ -217,6 +220,7 @@ func flagBase(t *testing.T, url string) map[string][]string {
 		"curve":     {filepath.Join("testdata", "curve-eval.csv")},
 		"profiles":  {},
 		"fidelity":  {"--corpus", filepath.Join(dir, "no-corpus")},
+		"merge":     {filepath.Join(dir, "no-shard"), "--out", filepath.Join(dir, "merged")},
 	}
 }
 

@@ -60,6 +60,9 @@ type loadtestOptions struct {
 	rampUp                 string
 	maxRate                float64
 	engine                 string
+	shard                  string
+	startAt                string
+	scrapeAllShards        bool
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -110,6 +113,9 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	o.dataset.register(fs)
+	fs.StringVar(&o.shard, "shard", "", "send shard I of N of the schedule (I/N, from 0): every N-th request from the I-th, for N processes or pods that merge afterwards (thinkcap merge)")
+	fs.StringVar(&o.startAt, "start-at", "", "hold the schedule until this wall time (RFC 3339), so that shards begin together")
+	fs.BoolVar(&o.scrapeAllShards, "scrape-all-shards", false, "with --shard: every shard scrapes /metrics (default: shard 0 only)")
 	fs.StringVar(&o.engine, "engine", "auto", "the server: auto (from its /v1/models or /metrics), vllm or sglang; recorded in metadata.json")
 	fs.StringVar(&o.rampUp, "ramp-up", "", "raise the load over a time, linear:30s or exponential:30s (from a hundredth): an open loop's schedule stretched onto it, a closed loop's concurrency grown along it; its requests are left out of the statistics, as warm-up")
 	fs.Float64Var(&o.maxRate, "max-rate", 0, "open loop: never send faster than this many requests/s, a ceiling over a replayed log's bursts (held-back requests are late and counted so)")
@@ -198,6 +204,23 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		opts.RampUp = &r
 	}
 	opts.MaxRate = o.maxRate
+	if o.shard != "" {
+		sh, err := loadgen.ParseShard(o.shard)
+		if err != nil {
+			return opts, badInput(err)
+		}
+		opts.Shard = &sh
+	} else if o.scrapeAllShards {
+		return opts, badInput(fmt.Errorf("--scrape-all-shards only matters with --shard"))
+	}
+	if o.startAt != "" {
+		t, err := time.Parse(time.RFC3339, o.startAt)
+		if err != nil {
+			return opts, badInput(fmt.Errorf("--start-at %q: want an RFC 3339 time, e.g. 2026-12-02T10:00:00Z", o.startAt))
+		}
+		opts.StartAt = t
+	}
+	opts.ScrapeAllShards = o.scrapeAllShards
 	switch o.engine {
 	case "auto", loadgen.EngineVLLM, loadgen.EngineSGLang:
 		opts.Engine = o.engine

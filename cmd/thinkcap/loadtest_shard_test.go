@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// TestShardedLoadtest: 1, 2 and 4 local shards against thinkcap serve,
+// started together with --start-at, merge into a run with the same request
+// ids and token counts as the unsharded run, a schedule lag within the
+// unsharded run's, one scraping shard, and a merged directory verify takes.
+func TestShardedLoadtest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives an emulated server")
+	}
+	dir := t.TempDir()
+	truthFile := filepath.Join(dir, "truth.yaml")
+	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startEmulatedServer(t, truthFile, 16000, 20)
+	traffic := []string{"--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "120", "--rate", "60", "--seed", "5",
+		"--prompt-tokens", "uniform:50..400", "--think-tokens", "uniform:20..200", "--answer-tokens", "uniform:10..60",
+		"--scrape-interval", "50ms"}
+
+	whole := filepath.Join(dir, "whole")
+	if _, errOut, code := thinkcap(t, append([]string{"loadtest", "--out", whole}, traffic...)...); code != exitOK {
+		t.Fatalf("unsharded: exit %d: %s", code, errOut)
+	}
+	want := tokensByID(t, whole)
+	wholeLag := lagP99(t, whole)
+
+	for _, n := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			start := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+			dirs := make([]string, n)
+			var wg sync.WaitGroup
+			errs := make([]string, n)
+			for i := range n {
+				dirs[i] = filepath.Join(dir, fmt.Sprintf("n%d-shard-%d", n, i))
+				wg.Go(func() {
+					args := append([]string{"loadtest", "--out", dirs[i], "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", start}, traffic...)
+					if _, errOut, code := thinkcap(t, args...); code != exitOK {
+						errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, errOut)
+					}
+				})
+			}
+			wg.Wait()
+			for _, e := range errs {
+				if e != "" {
+					t.Fatal(e)
+				}
+			}
+			merged := filepath.Join(dir, fmt.Sprintf("n%d-merged", n))
+			if _, errOut, code := thinkcap(t, append([]string{"merge", "--out", merged}, dirs...)...); code != exitOK {
+				t.Fatalf("merge: exit %d: %s", code, errOut)
+			}
+			got := tokensByID(t, merged)
+			if len(got) != len(want) {
+				t.Fatalf("%d shards: %d requests merged, %d unsharded", n, len(got), len(want))
+			}
+			for id, tok := range want {
+				if got[id] != tok {
+					t.Errorf("%s: %v merged, %v unsharded", id, got[id], tok)
+				}
+			}
+			if lag := lagP99(t, merged); lag > max(2*wholeLag, 0.005) {
+				t.Errorf("%d shards: schedule lag p99 %.4f s against %.4f s unsharded", n, lag, wholeLag)
+			}
+			meta, err := loadgen.ReadMetadata(filepath.Join(merged, "metadata.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scraped := 0
+			for _, s := range meta.Shards {
+				if s.Scraped {
+					scraped++
+				}
+			}
+			if len(meta.Shards) != n || scraped != 1 || meta.State != loadgen.RunComplete || meta.RequestsFinished != len(want) {
+				t.Errorf("metadata: %d shards, %d scraped, state %s, %d finished", len(meta.Shards), scraped, meta.State, meta.RequestsFinished)
+			}
+			if _, errOut, code := thinkcap(t, "verify", merged); code != exitOK {
+				t.Errorf("verify on the merged run: exit %d: %s", code, errOut)
+			}
+		})
+	}
+	// Shards of different runs are refused, naming them.
+	if _, errOut, code := thinkcap(t, "merge", "--out", filepath.Join(dir, "bad"), whole); code != exitBadInput {
+		t.Errorf("merging an unsharded run: exit %d: %s", code, errOut)
+	}
+}
+
+// tokensByID is each request's prompt, think and answer tokens in a run.
+func tokensByID(t *testing.T, dir string) map[string][3]int {
+	t.Helper()
+	results, err := workload.ReadResultsFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][3]int{}
+	for _, r := range results {
+		if r.Status != workload.StatusOK {
+			t.Fatalf("%s in %s: %s %s", r.ID, dir, r.Status, r.Error)
+		}
+		out[r.ID] = [3]int{r.PromptTokens, r.ThinkTokens, r.AnswerTokens}
+	}
+	return out
+}
+
+// lagP99 is a run's schedule lag p99 from its summary.
+func lagP99(t *testing.T, dir string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Lag struct{ P99 float64 } `json:"schedule_lag_s"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Lag.P99
+}
+
