@@ -131,4 +131,3 @@ func lagP99(t *testing.T, dir string) float64 {
 	}
 	return s.Lag.P99
 }
-
