@@ -67,9 +67,12 @@ var badFlagValues = map[string][]string{
 	"route-gpu":                  {"no-such-gpu"},
 	"route-tensor-parallel-size": {"0"},
 	"route-replicas":             {"0"},
-	// loadtest's shards.
-	"shard":    {"2/2", "-1/2", "x"},
-	"start-at": {"yesterday"},
+	// loadtest's shards, and as a Kubernetes Job.
+	"shard":           {"2/2", "-1/2", "x"},
+	"start-at":        {"yesterday"},
+	"k8s-job":         {"Bad_Name"},
+	"shards":          {"0"},
+	"k8s-start-delay": {"-1s"},
 	// size --by-hour's autoscaler (refused without --by-hour).
 	"min-replicas":       {"0", "-1"},
 	"autoscale-metric":   {"qps"},
@@ -153,6 +156,10 @@ var badFlagValuesFor = map[string]map[string][]string{
 // freeFlags take any value a command cannot check before it uses it (a
 // path, a name the server or a run decides), by flag name, with the reason.
 var freeFlags = map[string]string{
+	"k8s-image":     "an image reference, which the cluster resolves",
+	"k8s-namespace": "a namespace name, which the cluster checks",
+	"k8s-secret":    "a Secret's name, which the cluster checks",
+	"k8s-pvc":       "a volume claim's name, which the cluster checks",
 	"profiles":      "a path, read when the catalog is loaded",
 	"step-model":    "a path, read when the deployment is built",
 	"workload":      "a path, read as the log",
@@ -184,6 +191,8 @@ var flagExtra = map[string][]string{
 	"acceptance":                 {"--speculative-config", `{"method":"ngram","num_speculative_tokens":2}`},
 	"budget-policy":              {"--think-budget", "100"},
 	"think-time":                 {"--turns", "3"},
+	"shards":                     {"--k8s-job", "t"},
+	"k8s-start-delay":            {"--k8s-job", "t"},
 	"route-model":                {"--route", "low"},
 	"route-gpu":                  {"--route", "low"},
 	"route-tensor-parallel-size": {"--route", "low"},

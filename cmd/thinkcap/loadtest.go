@@ -63,6 +63,7 @@ type loadtestOptions struct {
 	shard                  string
 	startAt                string
 	scrapeAllShards        bool
+	k8s                    k8sFlags
 }
 
 func newLoadtestCmd() *cobra.Command {
@@ -113,6 +114,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
 	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
 	o.dataset.register(fs)
+	o.k8s.register(fs)
 	fs.StringVar(&o.shard, "shard", "", "send shard I of N of the schedule (I/N, from 0): every N-th request from the I-th, for N processes or pods that merge afterwards (thinkcap merge)")
 	fs.StringVar(&o.startAt, "start-at", "", "hold the schedule until this wall time (RFC 3339), so that shards begin together")
 	fs.BoolVar(&o.scrapeAllShards, "scrape-all-shards", false, "with --shard: every shard scrapes /metrics (default: shard 0 only)")
@@ -147,10 +149,16 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 		return err
 	}
 	if o.traffic.sweep() || o.sweepN != 0 {
+		if o.k8s.job != "" {
+			return badInput(errors.New("--k8s-job prints one load test as a Job: a sweep is several"))
+		}
 		return runSweep(cmd, o, opts)
 	}
 	if opts.Requests, err = o.requests(cmd.ErrOrStderr()); err != nil {
 		return err
+	}
+	if o.k8s.job != "" {
+		return printK8sJob(cmd, o, opts, opts.Requests)
 	}
 	opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 	out, err := loadtest.Run(cmd.Context(), opts)
@@ -204,6 +212,9 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		opts.RampUp = &r
 	}
 	opts.MaxRate = o.maxRate
+	if err := o.k8s.validate(fs); err != nil {
+		return opts, badInput(err)
+	}
 	if o.shard != "" {
 		sh, err := loadgen.ParseShard(o.shard)
 		if err != nil {

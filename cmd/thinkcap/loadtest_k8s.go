@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/loadtest"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// k8sFlags are loadtest's flags for printing the test as a Kubernetes Job.
+type k8sFlags struct {
+	job, image, namespace, secret, pvc string
+	shards                             int
+	startDelay                         time.Duration
+}
+
+func (f *k8sFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.job, "k8s-job", "", "print the load test as a Kubernetes Indexed Job of this name (with --shards pods) and send nothing")
+	fs.IntVar(&f.shards, "shards", 1, "with --k8s-job: pods, each a shard (--shard I/N)")
+	fs.StringVar(&f.image, "k8s-image", "thinkcap:latest", "with --k8s-job: an image whose entry point is thinkcap")
+	fs.StringVar(&f.namespace, "k8s-namespace", "", "with --k8s-job: the Job's namespace (default: kubectl's)")
+	fs.StringVar(&f.secret, "k8s-secret", "", "with --k8s-job: the Secret holding the API key under api-key (default NAME-api-key)")
+	fs.StringVar(&f.pvc, "k8s-pvc", "", "with --k8s-job: the ReadWriteMany volume claim the shards write to (default NAME-results)")
+	fs.DurationVar(&f.startDelay, "k8s-start-delay", 2*time.Minute, "with --k8s-job: how far ahead the shards start together (pods scheduled, images pulled)")
+}
+
+// k8sFlagNames are the flags register adds; with --out, --shard and
+// --start-at, which the Job sets per pod, they are left out of the pods'
+// command line.
+var k8sFlagNames = []string{"k8s-job", "shards", "k8s-image", "k8s-namespace", "k8s-secret", "k8s-pvc", "k8s-start-delay", "out", "shard", "start-at"}
+
+// validate refuses the Job's flags without --k8s-job.
+func (f *k8sFlags) validate(fs *pflag.FlagSet) error {
+	if f.job != "" {
+		if fs.Changed("header") {
+			return errors.New("--header with --k8s-job would write the header values into the manifest: give the pods their headers another way")
+		}
+		if f.shards < 1 {
+			return fmt.Errorf("--shards must be at least 1, got %d", f.shards)
+		}
+		if f.startDelay < 0 {
+			return fmt.Errorf("--k8s-start-delay must not be negative, got %s", f.startDelay)
+		}
+		return nil
+	}
+	for _, n := range k8sFlagNames[1:7] {
+		if fs.Changed(n) {
+			return fmt.Errorf("--%s only matters with --k8s-job", n)
+		}
+	}
+	return nil
+}
+
+// printK8sJob prints the load test as a Job: the pods run this command
+// line, less the Job's own flags, each its shard.
+func printK8sJob(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options, reqs []workload.Request) error {
+	span, out := 0.0, 0.0
+	for i := range reqs {
+		span = max(span, reqs[i].ArrivalS)
+		out += float64(reqs[i].OutputTokens())
+	}
+	tokensPerS := 0.0
+	if span > 0 {
+		tokensPerS = out / span
+	}
+	k := loadtest.K8sJobOptions{
+		Name: o.k8s.job, Namespace: o.k8s.namespace, Shards: o.k8s.shards, Image: o.k8s.image,
+		Secret: o.k8s.secret, APIKeyEnv: o.apiKeyEnv, Claim: o.k8s.pvc, StartDelay: o.k8s.startDelay,
+		Args:    podArgs(cmd.Flags(), k8sFlagNames),
+		Streams: loadgen.ExpectedConcurrency(reqs, opts.Concurrency, opts.MaxInFlight), TokensPerS: tokensPerS,
+	}
+	job, err := loadtest.K8sJob(k, time.Now())
+	if err != nil {
+		return badInput(err)
+	}
+	return loadtest.WriteK8sJob(cmd.OutOrStdout(), job, k)
+}
+
+// podArgs is the load test's command line for the pods: "loadtest" and
+// every flag given, but the named ones, as --name=value (a repeated flag
+// repeated).
+func podArgs(fs *pflag.FlagSet, drop []string) []string {
+	skip := map[string]bool{}
+	for _, n := range drop {
+		skip[n] = true
+	}
+	args := []string{"loadtest"}
+	fs.Visit(func(f *pflag.Flag) {
+		if skip[f.Name] {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
+	})
+	return args
+}

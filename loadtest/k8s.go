@@ -1,0 +1,192 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// A launch test of a cluster needs more clients than one machine, and the
+// users run their clusters on Kubernetes: K8sJob is the sharded load test
+// as an Indexed Job, one pod per shard (JOB_COMPLETION_INDEX is its
+// --shard), every pod holding its schedule until one start time, the API
+// key from a Secret, the log from a ConfigMap, each run directory written
+// to a shared volume for thinkcap merge.
+
+// K8sJobOptions describe the Job.
+type K8sJobOptions struct {
+	Name      string // --k8s-job: the Job's name, and the stem of its Secret, ConfigMap and volume claim
+	Namespace string // --k8s-namespace ("": the kubectl context's)
+	Shards    int    // --shards: pods, each a shard
+	Image     string // --k8s-image: an image with thinkcap as its entry point
+	// Secret holds the API key under the key "api-key" (--k8s-secret;
+	// default NAME-api-key); APIKeyEnv is the variable the pods read it
+	// from (--api-key-env). Claim is the volume claim the run directories
+	// go to (--k8s-pvc; default NAME-results), mounted at /results.
+	Secret, APIKeyEnv, Claim string
+	// StartDelay is how far ahead of now the shards start (--k8s-start-delay):
+	// time for every pod to be scheduled, pull its image and warm up.
+	StartDelay time.Duration
+	// Args is the load test's command line for every pod, without the
+	// Job's flags, --out, --shard and --start-at (the Job sets them); a
+	// --workload among them is read from the ConfigMap NAME-workload.
+	Args []string
+	// Streams and TokensPerS are the whole test's expected concurrent
+	// streams and token events per second: each pod's resource requests
+	// come from its share at the measured per-stream cost.
+	Streams    int
+	TokensPerS float64
+}
+
+// Measured cost of a client: one thinkcap process held 5,000 streams in
+// 400 MB and 480,000 token events per second on two cores, against a
+// loopback server answering at once (the measurement quoted in the README's
+// sharding section): about 80 KB a stream and 240,000 events a core-second.
+const (
+	bytesPerStream   = 80 << 10
+	eventsPerCoreSec = 240_000
+	baseMemory       = 128 << 20
+)
+
+// K8sJob is the Job for o, its shards starting StartDelay after now.
+func K8sJob(o K8sJobOptions, now time.Time) (*batchv1.Job, error) {
+	if o.Name == "" || strings.ToLower(o.Name) != o.Name || strings.ContainsAny(o.Name, " _./") {
+		return nil, fmt.Errorf("--k8s-job %q: a Kubernetes name: lower case letters, digits and '-'", o.Name)
+	}
+	if o.Shards < 1 {
+		return nil, fmt.Errorf("--shards must be at least 1, got %d", o.Shards)
+	}
+	if o.Secret == "" {
+		o.Secret = o.Name + "-api-key"
+	}
+	if o.Claim == "" {
+		o.Claim = o.Name + "-results"
+	}
+	if o.APIKeyEnv == "" {
+		o.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	start := now.Add(o.StartDelay).UTC().Truncate(time.Second)
+	args, workload := jobArgs(o.Args)
+	args = append(args, "--shard", "$(JOB_COMPLETION_INDEX)/"+strconv.Itoa(o.Shards),
+		"--start-at", start.Format(time.RFC3339), "--out", "/results/shard-$(JOB_COMPLETION_INDEX)")
+
+	perPod := max(o.Streams/o.Shards, 1)
+	memory := resource.NewQuantity(int64(baseMemory+perPod*bytesPerStream), resource.BinarySI)
+	cpuMilli := int64(math.Ceil(1000 * max(o.TokensPerS/float64(o.Shards)/eventsPerCoreSec, 0.25)))
+	cpu := resource.NewMilliQuantity(cpuMilli, resource.DecimalSI)
+	optional := false
+	container := corev1.Container{
+		Name:  "thinkcap",
+		Image: o.Image,
+		Args:  args,
+		Env: []corev1.EnvVar{{
+			Name: o.APIKeyEnv,
+			ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: o.Secret}, Key: "api-key", Optional: &optional,
+			}},
+		}},
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *memory},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(2*memory.Value(), resource.BinarySI)},
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: "/results"}},
+	}
+	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.Claim},
+	}}}
+	if workload {
+		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: "/workload", ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.Name + "-workload"}},
+		}})
+	}
+	n := int32(o.Shards)
+	indexed := batchv1.IndexedCompletion
+	noRetry := int32(0)
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest"}},
+		Spec: batchv1.JobSpec{
+			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
+			// A shard that fails is a result (its run directory says why),
+			// not a reason to send its requests twice.
+			BackoffLimit: &noRetry,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest", "job-name": o.Name}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{container},
+					Volumes:       volumes,
+				},
+			},
+		},
+	}, nil
+}
+
+// jobArgs rewrites a --workload path to the ConfigMap's mount and reports
+// whether there was one.
+func jobArgs(args []string) ([]string, bool) {
+	out := append([]string(nil), args...)
+	workload := false
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case (a == "--workload") && i+1 < len(out):
+			out[i+1] = "/workload/" + filepath.Base(out[i+1])
+			workload = true
+			i++
+		case strings.HasPrefix(a, "--workload="):
+			out[i] = "--workload=/workload/" + filepath.Base(strings.TrimPrefix(a, "--workload="))
+			workload = true
+		}
+	}
+	return out, workload
+}
+
+// WriteK8sJob writes the Job as YAML, after comments giving the whole flow.
+func WriteK8sJob(w io.Writer, job *batchv1.Job, o K8sJobOptions) error {
+	b, err := yaml.Marshal(job)
+	if err != nil {
+		return err
+	}
+	secret, claim := o.Secret, o.Claim
+	if secret == "" {
+		secret = o.Name + "-api-key"
+	}
+	if claim == "" {
+		claim = o.Name + "-results"
+	}
+	fmt.Fprintf(w, `# thinkcap loadtest as a Kubernetes Indexed Job: %d shards starting together.
+# Before applying:
+#   kubectl create secret generic %s --from-literal=api-key="$%s"
+#   a ReadWriteMany PersistentVolumeClaim named %s (the shards' run directories)
+`, o.Shards, secret, envOr(o.APIKeyEnv), claim)
+	if _, hasWorkload := jobArgs(o.Args); hasWorkload {
+		fmt.Fprintf(w, "#   kubectl create configmap %s-workload --from-file=<your --workload file>\n", o.Name)
+	}
+	fmt.Fprintf(w, `# Then:
+#   kubectl apply -f job.yaml
+#   kubectl wait --for=condition=complete --timeout=24h job/%s
+#   copy /results/shard-* from the claim (a pod mounting it and kubectl cp), then:
+#   thinkcap merge shard-* --out run && thinkcap verify run
+`, o.Name)
+	_, err = w.Write(b)
+	return err
+}
+
+func envOr(name string) string {
+	if name == "" {
+		return "OPENAI_API_KEY"
+	}
+	return name
+}
