@@ -148,9 +148,10 @@ func (w *WhatIf) Apply(reqs []Request) ([]Request, []TransformReport, error) {
 	return out, reports, nil
 }
 
-// closeThinking caps thinking at budget with forced closure: a request that
-// would think longer stops at the budget and appends the closing tag.
-func closeThinking(think, budget int) int {
+// CloseThinking caps thinking at budget with forced closure: a request that
+// would think longer stops at the budget and appends the closing tag
+// (budget 0: thinking off).
+func CloseThinking(think, budget int) int {
 	if budget == 0 || think <= budget {
 		return min(think, budget)
 	}
@@ -165,7 +166,7 @@ func (w *WhatIf) applyEffort(reqs []Request) TransformReport {
 		if !ok {
 			continue
 		}
-		think := closeThinking(r.ThinkTokens, b.Think)
+		think := CloseThinking(r.ThinkTokens, b.Think)
 		answer := min(r.AnswerTokens, b.Answer)
 		if think != r.ThinkTokens || answer != r.AnswerTokens {
 			rep.Changed++
@@ -235,7 +236,7 @@ func (w *WhatIf) applyBudget(reqs []Request) ([]Request, TransformReport) {
 	default: // forced closure
 		for i := range reqs {
 			r := &reqs[i]
-			think := closeThinking(r.ThinkTokens, n)
+			think := CloseThinking(r.ThinkTokens, n)
 			if think != r.ThinkTokens {
 				rep.Changed++
 				rep.ThinkTokensSaved += int64(r.ThinkTokens - think)

@@ -67,6 +67,8 @@ var badFlagValues = map[string][]string{
 	"route-gpu":                  {"no-such-gpu"},
 	"route-tensor-parallel-size": {"0"},
 	"route-replicas":             {"0"},
+	// plan.
+	"min-accuracy": {"math=2", "math"},
 	// loadtest's shards, and as a Kubernetes Job.
 	"shard":           {"2/2", "-1/2", "x"},
 	"start-at":        {"yesterday"},
@@ -156,6 +158,7 @@ var badFlagValuesFor = map[string]map[string][]string{
 // freeFlags take any value a command cannot check before it uses it (a
 // path, a name the server or a run decides), by flag name, with the reason.
 var freeFlags = map[string]string{
+	"eval":          "a path, read as the eval",
 	"k8s-image":     "an image reference, which the cluster resolves",
 	"k8s-namespace": "a namespace name, which the cluster checks",
 	"k8s-secret":    "a Secret's name, which the cluster checks",
@@ -230,6 +233,7 @@ func flagBase(t *testing.T, url string) map[string][]string {
 		"profiles":  {},
 		"fidelity":  {"--corpus", filepath.Join(dir, "no-corpus")},
 		"merge":     {filepath.Join(dir, "no-shard"), "--out", filepath.Join(dir, "merged")},
+		"plan":      {"--slo", "ttft_p99=100s", "--requests", "5", "--max-replicas", "1", "--eval", filepath.Join("..", "..", "testdata", "eval.jsonl")},
 	}
 }
 

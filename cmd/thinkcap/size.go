@@ -9,6 +9,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/size"
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 type sizeOptions struct {
@@ -55,7 +56,46 @@ hourly plan and the autoscaled fleet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSize(cmd, &o) },
 	}
-	fs := cmd.Flags()
+	o.register(cmd.Flags(), true)
+	cmd.Flags().StringVar(&o.plotPath, "plot", "", "write the capacity curves (first SLO against rate per replica) as PNG to this file; with --by-hour, the replicas over the day")
+	return cmd
+}
+
+// prepare checks every flag before any work (size's own lists are checked
+// by o.q.Candidates), then builds the candidates, the traffic with its
+// what-ifs, and the search's options.
+func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.Request, size.Options, error) {
+	if o.traffic.concurrency() != 0 {
+		return nil, nil, size.Options{}, badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
+	}
+	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour)); err != nil {
+		return nil, nil, size.Options{}, badInput(err)
+	}
+	opts, err := o.q.Options()
+	if err != nil {
+		return nil, nil, opts, badInput(err)
+	}
+	cat, err := o.dep.catalog()
+	if err != nil {
+		return nil, nil, opts, err
+	}
+	o.q.Shared = o.dep.options()
+	cands, err := o.q.Candidates(cat)
+	if err != nil {
+		return nil, nil, opts, badInput(err)
+	}
+	reqs, err := o.traffic.load(cat, o.dep.seed, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, nil, opts, err
+	}
+	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
+		return nil, nil, opts, err
+	}
+	return cands, reqs, opts, nil
+}
+
+// register adds size's flags to fs; plan takes them without --by-hour's.
+func (o *sizeOptions) register(fs *pflag.FlagSet, byHour bool) {
 	// The shared deployment and what-if flags, less those size varies.
 	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
 	o.dep.register(shared)
@@ -78,42 +118,19 @@ hourly plan and the autoscaled fleet.`,
 	fs.IntVar(&o.q.MaxReplicas, "max-replicas", size.DefaultMaxReplicas, "most replicas to try per candidate")
 	fs.StringSliceVar(&o.q.Prices, "price", nil, "USD per GPU-hour over the profiles', e.g. h100-sxm=2.5,h200=3.2")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
-	fs.StringVar(&o.plotPath, "plot", "", "write the capacity curves (first SLO against rate per replica) as PNG to this file; with --by-hour, the replicas over the day")
+	if !byHour {
+		return
+	}
 	fs.BoolVar(&o.byHour, "by-hour", false, "plan a day of traffic hour by hour: the deployment chosen at the busiest hour, each hour's fewest replicas, an autoscaler replayed over the day, and the day's cost three ways")
 	o.scale.register(fs)
-	return cmd
 }
 
 func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	if o.traffic.concurrency() != 0 {
-		return badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
-	}
-	// Every flag before any work; size's own lists are checked by
-	// o.q.Candidates.
-	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour)); err != nil {
-		return badInput(err)
-	}
-	opts, err := o.q.Options()
+	cands, reqs, opts, err := o.prepare(cmd)
 	if err != nil {
-		return badInput(err)
-	}
-	cat, err := o.dep.catalog()
-	if err != nil {
-		return err
-	}
-	o.q.Shared = o.dep.options()
-	cands, err := o.q.Candidates(cat)
-	if err != nil {
-		return badInput(err)
-	}
-	reqs, err := o.traffic.load(cat, o.dep.seed, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
 		return err
 	}
 	if o.byHour {

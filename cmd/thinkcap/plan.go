@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/progress"
+	"github.com/thinkcap/thinkcap/size"
+)
+
+// planOptions are plan's flags: size's, the eval and the accuracy floors.
+type planOptions struct {
+	size        sizeOptions
+	eval        string
+	minAccuracy string
+}
+
+func newPlanCmd() *cobra.Command {
+	var o planOptions
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Choose each category's thinking budget and the deployment by cost per correct answer",
+		Long: `plan joins the accuracy curve with sizing: for the traffic's task categories it
+takes each budget's accuracy from an eval run at several budgets (curve's input),
+caps each category's thinking at its budget (forced closure), finds with size's
+search the cheapest deployment meeting the SLOs, and chooses the budgets and the
+deployment together by cost per correct answer (price per hour over the correct
+answers an hour brings). A budget is tried only when the eval can tell its
+accuracy from every smaller budget's (their 95% intervals do not overlap), and
+never below a category's --min-accuracy. The plan is shown beside one budget per
+category at the curve's knee and one budget for all. Exit status 1 when no
+policy meets the SLOs and floors.`,
+		Example: `  thinkcap plan --workload testdata/production.jsonl --speedup 24 --eval testdata/eval.jsonl \
+      --model qwen3-8b --gpus h100-sxm --slo ttfa_p99=60s,tpot_p99=50ms --min-accuracy math=0.8`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPlan(cmd, &o) },
+	}
+	o.size.register(cmd.Flags(), false)
+	cmd.Flags().StringVar(&o.eval, "eval", "", "the eval run at several thinking budgets (curve's input: category, budget, correct, total_tokens)")
+	cmd.Flags().StringVar(&o.minAccuracy, "min-accuracy", "", "accuracy floors per category, e.g. math=0.8,rag=0.9")
+	cmd.Flags().StringVar(&o.size.plotPath, "plot", "", "write the frontier of accuracy against dollars per hour as PNG to this file")
+	return cmd
+}
+
+// parseFloors reads --min-accuracy.
+func parseFloors(spec string) (map[string]float64, error) {
+	out := map[string]float64{}
+	if spec == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || !(f >= 0 && f <= 1) || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--min-accuracy %q: want category=fraction pairs, e.g. math=0.8", part)
+		}
+		out[strings.TrimSpace(k)] = f
+	}
+	return out, nil
+}
+
+func runPlan(cmd *cobra.Command, o *planOptions) error {
+	so := &o.size
+	if err := checkOutput(so.output); err != nil {
+		return err
+	}
+	if o.eval == "" {
+		return badInput(errors.New("--eval is required: the accuracy of each category at each budget"))
+	}
+	floors, err := parseFloors(o.minAccuracy)
+	if err != nil {
+		return badInput(err)
+	}
+	cands, reqs, opts, err := so.prepare(cmd)
+	if err != nil {
+		return err
+	}
+	curves, err := analysis.ReadCurve(o.eval)
+	if err != nil {
+		return badInput(err)
+	}
+	bar := progress.New(cmd.ErrOrStderr(), "planning").Counting("candidates")
+	opts.Progress = bar.Update
+	plan, err := size.PlanBudgets(cands, reqs, curves, size.PlanOptions{Options: opts, MinAccuracy: floors})
+	bar.Done()
+	if err != nil {
+		return badInput(err)
+	}
+	if o.size.plotPath != "" && plan.Chosen != nil {
+		if err := size.WritePlanPlotFile(o.size.plotPath, plan); err != nil {
+			return packageError(err)
+		}
+	}
+	if err := writeOutput(cmd.OutOrStdout(), so.output, plan, size.WritePlanTable); err != nil {
+		return err
+	}
+	return plan.Verdict()
+}
