@@ -29,9 +29,11 @@ run:
 fidelity:
 	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --plot fidelity.png
 
-# Refit the step-time coefficients per GPU generation on the corpus (minutes).
+# Refit the step-time coefficients per GPU generation on the corpus, then the
+# model error (the intervals' model part) with them (minutes).
 refit:
 	$(GO) run ./cmd/thinkcap calibrate --corpus testdata/measured --out profiles/data/step-fit.yaml
+	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --model-error profiles/data/model-error.yaml > /dev/null
 
 # Longer fuzzing of every parser (not part of `make test`).
 FUZZTIME ?= 30s

@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -69,6 +70,7 @@ func TestCorpusScoreboard(t *testing.T) {
 			t.Errorf("%s: cross-validated MAPE %.1f%%, above the %.1f%% reached", m, 100*sb.CVMAPE[m], 100*bound)
 		}
 	}
+	checkCoverage(t, sb, cat)
 	var lines []string
 	for _, r := range sb.Regimes {
 		lines = append(lines, r.Kind+" "+r.Name+": TPOT "+pct(r.MAPE, MetricTPOT)+", cv "+pct(r.CVMAPE, MetricTPOT))
@@ -78,4 +80,50 @@ func TestCorpusScoreboard(t *testing.T) {
 	}
 	t.Logf("corpus: %d of %d records replayed, %d sources; MAPE %v, cross-validated %v\n%s",
 		sb.Points, sb.Records, sb.Sources, sb.MAPE, sb.CVMAPE, strings.Join(lines, "\n"))
+}
+
+// checkCoverage holds the model intervals to the calibration: on
+// the corpus, leave-one-deployment-out, the 90% intervals cover 80–97% of
+// the measured values of every metric; and the embedded model-error.yaml
+// is the one these residuals give (refit one without the other and this
+// fails: make refit writes both).
+func checkCoverage(t *testing.T, sb *Scoreboard, cat *profiles.Catalog) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, c := range sb.Coverage {
+		if c.Kind != "all" {
+			continue
+		}
+		seen[c.Metric] = true
+		t.Logf("%s: the %.0f%% model interval covers %.1f%% of %d points", c.Metric, 100*c.Confidence, 100*c.Covered, c.Points)
+		if c.Covered < 0.80 || c.Covered > 0.97 {
+			t.Errorf("%s: the %.0f%% model interval covers %.1f%% of %d measured values, outside 80-97%%", c.Metric, 100*c.Confidence, 100*c.Covered, c.Points)
+		}
+	}
+	for _, m := range Metrics3 {
+		if !seen[m] {
+			t.Errorf("no coverage of %s", m)
+		}
+	}
+	emb := cat.ModelError
+	if emb == nil {
+		t.Fatal("no model error embedded (profiles/data/model-error.yaml)")
+	}
+	for m, cells := range sb.ModelError.Metrics {
+		for _, c := range cells {
+			found := false
+			for _, e := range emb.Metrics[m] {
+				if e.Concurrency != c.Concurrency || e.Phase != c.Phase {
+					continue
+				}
+				found = e.Points == c.Points
+				for i := range c.Q {
+					found = found && math.Abs(e.Q[i]-c.Q[i]) < 1e-3
+				}
+			}
+			if !found {
+				t.Errorf("%s %q/%q: profiles/data/model-error.yaml is not the corpus's residuals now (run make refit)", m, c.Concurrency, c.Phase)
+			}
+		}
+	}
 }

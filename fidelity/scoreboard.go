@@ -30,7 +30,12 @@ type Scoreboard struct {
 	Fits        []profiles.StepFit `json:"fits,omitempty"`
 	Rows        []Row              `json:"rows"`
 	Notes       []string           `json:"notes,omitempty"`
-	byMetric    map[string]counts  // points per metric
+	// ModelError is the cross-validated residuals' quantiles per metric
+	// and regime (what --model-error writes); Coverage is how often its
+	// intervals held the measured value, leave-one-deployment-out.
+	ModelError *profiles.ModelError `json:"model_error"`
+	Coverage   []Coverage           `json:"coverage"`
+	byMetric   map[string]counts    // points per metric
 }
 
 type counts struct{ n, cv int }
@@ -165,6 +170,9 @@ func score(points []*Point) *Scoreboard {
 		sb.Regimes = append(sb.Regimes, slicesOf(replayed, kind, func(p *Point) string { return p.regimeOf(kind) })...)
 	}
 	sb.Deployments = slicesOf(replayed, "deployment", func(p *Point) string { return p.Deployment })
+	res := residualsOf(replayed)
+	sb.ModelError = modelErrorOf(res, "", modelErrorSource(sb.Points, sb.Records))
+	sb.Coverage = coverageOf(res, CoverageConfidence)
 	for _, reason := range slices.Sorted(maps.Keys(skips)) {
 		sb.Skipped = append(sb.Skipped, SkipReason{reason, skips[reason]})
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -61,6 +63,68 @@ errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// ModelErrorYAML is the scoreboard's model error as a profiles file (a
+// model_error: mapping, as profiles/data/model-error.yaml), headed by its
+// provenance and coverage.
+func ModelErrorYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) {
+	if sb.ModelError == nil || len(sb.ModelError.Metrics) == 0 {
+		return nil, fmt.Errorf("no cross-validated residuals to write")
+	}
+	me := *sb.ModelError
+	me.Metrics = map[string][]profiles.ModelErrorCell{}
+	for m, cells := range sb.ModelError.Metrics {
+		for _, c := range cells {
+			c.Q = slices.Clone(c.Q)
+			for i := range c.Q {
+				c.Q[i] = round(c.Q[i], fitDigits)
+			}
+			me.Metrics[m] = append(me.Metrics[m], c)
+		}
+	}
+	var node yaml.Node
+	if err := node.Encode(struct {
+		ModelError *profiles.ModelError `yaml:"model_error"`
+	}{&me}); err != nil {
+		return nil, err
+	}
+	var cov []string
+	for _, c := range sb.Coverage {
+		if c.Kind == "all" {
+			cov = append(cov, fmt.Sprintf("%s %.1f%% of %d", c.Metric, 100*c.Covered, c.Points))
+		}
+	}
+	node.HeadComment = fmt.Sprintf(`The step model's error on real vLLM measurements, written by
+  thinkcap fidelity --corpus %s --model-error <this file>
+on %s: per metric and regime (concurrency per replica, phase), quantiles of
+ln(measured/predicted) at the levels, over the corpus's points each predicted
+by coefficients fitted without its deployment. simulate, size and verify
+widen their predictions by it (--confidence). Leave-one-deployment-out
+coverage of the %.0f%% intervals: %s.`,
+		corpus, now.UTC().Format("2006-01-02"), 100*CoverageConfidence, strings.Join(cov, ", "))
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteModelError writes ModelErrorYAML to path.
+func WriteModelError(path string, sb *Scoreboard, corpus string) error {
+	data, err := ModelErrorYAML(sb, corpus, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return inputError{fmt.Errorf("--model-error: %w", err)}
+	}
+	return nil
 }
 
 // WriteStepFits writes StepFitsYAML to path.

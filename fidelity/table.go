@@ -3,6 +3,7 @@ package fidelity
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/thinkcap/thinkcap/analysis"
@@ -40,6 +41,12 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	fmt.Fprintln(w)
 	if err := writeRegimes(w, "deployment", sb.Deployments); err != nil {
 		return err
+	}
+	if len(sb.Coverage) > 0 {
+		fmt.Fprintln(w)
+		if err := writeCoverage(w, sb.Coverage); err != nil {
+			return err
+		}
 	}
 	if len(sb.Fits) > 0 {
 		fmt.Fprintln(w)
@@ -139,4 +146,40 @@ func pct(m map[string]float64, metric string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// writeCoverage is the model intervals' coverage, one row per regime and
+// a column per metric.
+func writeCoverage(w io.Writer, cov []Coverage) error {
+	conf := cov[0].Confidence
+	type key struct{ kind, name string }
+	var order []key
+	cells := map[key]map[string]Coverage{}
+	for _, c := range cov {
+		k := key{c.Kind, c.Name}
+		if cells[k] == nil {
+			cells[k] = map[string]Coverage{}
+			order = append(order, k)
+		}
+		cells[k][c.Metric] = c
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		rank := map[string]int{"all": 0, "concurrency": 1, "phase": 2}
+		return rank[a.kind] - rank[b.kind]
+	})
+	t := analysis.NewLabeledTable(w, 2, fmt.Sprintf("%.0f%% model interval covers", 100*conf), "", "TPOT", "TTFT", "throughput")
+	for _, k := range order {
+		row := []string{k.kind, k.name}
+		for _, m := range Metrics3 {
+			if c, ok := cells[k][m]; ok {
+				row = append(row, fmt.Sprintf("%.1f%% of %d", 100*c.Covered, c.Points))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }

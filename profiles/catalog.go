@@ -17,6 +17,9 @@ type Catalog struct {
 	Traffic map[string]Traffic
 	// StepFits are the corpus step fits by generation (step-fit.yaml).
 	StepFits map[string]StepFit
+	// ModelError is the step model's cross-validated error on the
+	// corpus (model-error.yaml); shared, never changed once loaded.
+	ModelError *ModelError
 }
 
 // embedded parses the embedded data once per process; Embedded hands out
@@ -42,10 +45,11 @@ func Embedded() (*Catalog, error) {
 // Clone returns a deep copy of c.
 func (c *Catalog) Clone() *Catalog {
 	out := &Catalog{
-		GPUs:     maps.Clone(c.GPUs),
-		Models:   maps.Clone(c.Models),
-		StepFits: maps.Clone(c.StepFits),
-		Traffic:  make(map[string]Traffic, len(c.Traffic)),
+		GPUs:       maps.Clone(c.GPUs),
+		Models:     maps.Clone(c.Models),
+		StepFits:   maps.Clone(c.StepFits),
+		ModelError: c.ModelError,
+		Traffic:    make(map[string]Traffic, len(c.Traffic)),
 	}
 	for k, t := range c.Traffic {
 		out.Traffic[k] = t.clone()

@@ -27,6 +27,8 @@ type document struct {
 	Models   []Model   `yaml:"models"`
 	Traffic  []Traffic `yaml:"traffic"`
 	StepFits []StepFit `yaml:"step_fits"`
+	// ModelError is the step model's measured error (model-error.yaml).
+	ModelError *ModelError `yaml:"model_error"`
 }
 
 // LoadPath adds the profiles in a YAML file, or in every *.yaml and *.yml
@@ -178,12 +180,18 @@ func (l *loader) load(path string, data []byte) {
 				put(&l.staged.StepFits, f.Generation, *f)
 			}
 		}
+		if doc.ModelError != nil {
+			if l.accept(at("model_error", 0), "model error", "model_error", doc.ModelError.problems()) {
+				l.staged.ModelError = doc.ModelError
+			}
+			count++
+		}
 		count += len(doc.GPUs) + len(doc.Models) + len(doc.Traffic) + len(doc.StepFits)
 	}
 	if count == 0 {
 		// Most likely a misplaced file; an empty profile file is never useful.
 		l.errs = append(l.errs, &FileError{Path: path,
-			Err: errors.New("no profiles: expected a top-level gpus:, models:, traffic: or step_fits: list")})
+			Err: errors.New("no profiles: expected a top-level gpus:, models:, traffic: or step_fits: list, or model_error:")})
 	}
 }
 
@@ -216,6 +224,9 @@ func (l *loader) commit(c *Catalog) error {
 	}
 	for k, v := range l.staged.StepFits {
 		put(&c.StepFits, k, v)
+	}
+	if l.staged.ModelError != nil {
+		c.ModelError = l.staged.ModelError
 	}
 	for k, v := range l.staged.GPUs {
 		v.fitGoverned = l.builtin || v.Step == (StepCoefficients{})

@@ -11,6 +11,7 @@ import (
 
 type fidelityOptions struct {
 	corpus, profiles, output, plot string
+	modelError                     string
 	rows                           bool
 }
 
@@ -49,6 +50,11 @@ not model) are counted with the reason.`,
 			if err != nil {
 				return packageError(err)
 			}
+			if o.modelError != "" {
+				if err := fidelity.WriteModelError(o.modelError, sb, o.corpus); err != nil {
+					return packageError(err)
+				}
+			}
 			if o.plot != "" {
 				if err := fidelity.WritePlotFile(o.plot, sb); err != nil {
 					return packageError(err)
@@ -65,5 +71,6 @@ not model) are counted with the reason.`,
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringVar(&o.plot, "plot", "", "write predicted against measured (log-log, one colour per GPU) as a PNG")
 	fs.BoolVar(&o.rows, "rows", false, "print every point")
+	fs.StringVar(&o.modelError, "model-error", "", "write the cross-validated residuals' quantiles per metric and regime (the intervals' model part) to this YAML file, as profiles/data/model-error.yaml")
 	return cmd
 }

@@ -1,0 +1,52 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestModelErrorCoverage: residuals drawn alike for every deployment
+// (normal, σ 0.2, a bias of −0.1) give quantiles at the normal's and
+// leave-one-deployment-out intervals that cover about their confidence;
+// a regime with its own wider spread gets its own cell and keeps its
+// coverage, which the whole corpus's cell alone would not.
+func TestModelErrorCoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var res []residual
+	for d := range 40 {
+		for range 60 {
+			res = append(res, residual{MetricTPOT, "2-32", "decode-heavy", fmt.Sprint("d", d), -0.1 + 0.2*r.NormFloat64()})
+		}
+		for range 20 {
+			res = append(res, residual{MetricTPOT, "256+", "decode-heavy", fmt.Sprint("d", d), 0.6 * r.NormFloat64()})
+		}
+	}
+	me := modelErrorOf(res, "", "test")
+	lo, mid, hi, cell, ok := me.Band(MetricTPOT, "2-32", "decode-heavy", 0.9)
+	if !ok || cell.Concurrency != "2-32" || cell.Phase != "decode-heavy" {
+		t.Fatalf("band from %+v (ok %v); want the regime's own cell", cell, ok)
+	}
+	if math.Abs(mid+0.1) > 0.02 || math.Abs(lo-(-0.1-1.645*0.2)) > 0.03 || math.Abs(hi-(-0.1+1.645*0.2)) > 0.03 {
+		t.Errorf("90%% band [%.3f, %.3f], median %.3f; want about [-0.429, 0.229], -0.1", lo, hi, mid)
+	}
+	// An unknown regime falls back to the whole corpus.
+	if _, _, _, cell, ok := me.Band(MetricTPOT, "33-63", "prefill-heavy", 0.9); !ok || cell.Concurrency != "" || cell.Phase != "" {
+		t.Errorf("unknown regime used %+v; want the whole corpus's cell", cell)
+	}
+	for _, c := range coverageOf(res, 0.9) {
+		if c.Kind == "phase" {
+			continue
+		}
+		t.Logf("%s %s: %.3f of %d", c.Kind, c.Name, c.Covered, c.Points)
+		if c.Covered < 0.86 || c.Covered > 0.94 {
+			t.Errorf("%s %s: covered %.3f of %d; want about 0.9", c.Kind, c.Name, c.Covered, c.Points)
+		}
+	}
+	// A deployment's interval is built without its own residuals.
+	_, _, _, cell, _ = modelErrorOf(res, "d0", "").Band(MetricTPOT, "2-32", "decode-heavy", 0.9)
+	if cell.Points != 39*60 || cell.Deployments != 39 {
+		t.Errorf("leaving d0 out: the cell has %d points of %d deployments; want 2340 of 39", cell.Points, cell.Deployments)
+	}
+}
