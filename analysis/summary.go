@@ -42,6 +42,9 @@ type Summary struct {
 	Errors *ErrorBreakdown `json:"errors,omitempty"`
 	// Scrape counts a load test's /metrics scrapes and failures.
 	Scrape *ScrapeCounts `json:"scrape,omitempty"`
+	// Intervals are a simulation's figures as ranges over seeds
+	// (simulate --seeds); nil for one run.
+	Intervals *Intervals `json:"intervals,omitempty"`
 }
 
 // ScheduleLag is how late a load generator sent requests after their

@@ -36,6 +36,9 @@ func WriteTable(w io.Writer, s *Summary) error {
 		renders := []func(io.Writer, *Summary) error{
 			writeDeployment, writeRun, writeLatency, writeTokens, writeServer,
 		}
+		if s.Intervals != nil {
+			renders = append(renders, writeIntervals)
+		}
 		if s.Errors != nil {
 			renders = append(renders, writeErrors)
 		}

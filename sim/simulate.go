@@ -29,6 +29,15 @@ type SimulateOptions struct {
 	// order they finish (copy what you keep); no result is kept otherwise,
 	// so that a run's memory follows the requests in flight.
 	Results func(*workload.Result)
+	// Seeds is how many draws of the traffic the intervals come from (the
+	// run's own and Seeds−1 redraws: workload.TrafficOptions.LoadDraw); 0
+	// is DefaultSeeds for runs of up to AutoSeedsMaxRequests requests and
+	// 1 beyond. Confidence is the intervals' (DefaultConfidence is the
+	// command's default).
+	Seeds      int
+	Confidence float64
+	// StartDraws, if set, gives the redraws' run its progress.
+	StartDraws func(draws int) (progress func(done, total int), end func())
 }
 
 // Validate checks every option before any work, so that a bad flag is
@@ -36,6 +45,12 @@ type SimulateOptions struct {
 func (o *SimulateOptions) Validate() error {
 	if !(o.TimelineIntervalS > 0) || math.IsInf(o.TimelineIntervalS, 1) {
 		return fmt.Errorf("--timeline-interval must be a positive number of seconds, got %g", o.TimelineIntervalS)
+	}
+	if o.Seeds < 0 || o.Seeds > 1000 {
+		return fmt.Errorf("--seeds must be 0 (automatic) or from 1 to 1000 draws of the traffic, got %d", o.Seeds)
+	}
+	if !(o.Confidence >= 0.5 && o.Confidence <= 0.98) {
+		return fmt.Errorf("--confidence must be from 0.5 to 0.98 (the model error's quantiles reach 1%% and 99%%), got %g", o.Confidence)
 	}
 	return errors.Join(o.Deployment.Validate(), o.Traffic.Validate(), o.WhatIf.Validate(), o.Route.Validate())
 }
@@ -86,6 +101,9 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 	s := rep.Summary()
 	s.Transforms = transforms
 	sim := &Simulation{PoolsReport: rep, Summary: s}
+	if err := o.intervals(cat, sim, cfg, reqs); err != nil {
+		return nil, err
+	}
 	for i, p := range pools {
 		// The load the corpus is compared with is one replica's peak.
 		peak := rep.Reports[i].RunningPeak / max(p.Config.Replicas, 1)

@@ -122,11 +122,24 @@ func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
 // Load reads or generates the requests; the seed draws synthetic traffic
 // and day-shaped arrivals. The log reader's warnings go to warn.
 func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer) ([]Request, error) {
+	return o.LoadDraw(cat, seed, 0, warn)
+}
+
+// DrawSeed is the seed of a run's draw-th redraw of its traffic (draw 0
+// is the run's own seed).
+func DrawSeed(seed uint64, draw int) uint64 { return seed + uint64(draw)*0x9e3779b97f4a7c15 }
+
+// LoadDraw is the draw-th draw of the traffic Load makes (draw 0 is
+// Load's): synthetic traffic generated again from DrawSeed, a log
+// resampled by blocks of time (BlockResample) before it is rescaled, so
+// that its bursts survive and which ones the day holds is chance.
+func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, warn io.Writer) ([]Request, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	seed = DrawSeed(seed, draw)
 	if o.Workload != "" {
-		return o.replay(seed, warn)
+		return o.replay(seed, draw > 0, warn)
 	}
 	if o.Arrival == ArrivalDayShaped {
 		return nil, fmt.Errorf("--arrival %s takes its shape from a log: give --workload", ArrivalDayShaped)
@@ -183,7 +196,7 @@ func (o *TrafficOptions) Load(cat *profiles.Catalog, seed uint64, warn io.Writer
 // --speedup F, --rate R (the log's mean rate becomes R), or --arrival
 // day-shaped (new times with the log's hourly profile, at --rate or the
 // log's own rate).
-func (o *TrafficOptions) replay(seed uint64, warn io.Writer) ([]Request, error) {
+func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Request, error) {
 	if o.lengths() {
 		return nil, fmt.Errorf("--workload replays a log's lengths: it does not mix with --prompt/think/answer-tokens")
 	}
@@ -200,6 +213,9 @@ func (o *TrafficOptions) replay(seed uint64, warn io.Writer) ([]Request, error) 
 	grow := o.Arrival == ArrivalDayShaped && o.Requests > len(reqs)
 	if o.Requests > 0 && o.Requests < len(reqs) {
 		reqs = reqs[:o.Requests]
+	}
+	if redraw {
+		reqs = BlockResample(reqs, BlockS(reqs), seed)
 	}
 	switch {
 	case o.Arrival == ArrivalDayShaped:

@@ -87,6 +87,8 @@ var badFlagValues = map[string][]string{
 	"tolerance": {"ttft_p50=lots"},
 	// simulate.
 	"timeline-interval": {"0", "-1", "NaN"},
+	"seeds":             {"-1", "1001"},
+	"confidence":        {"0", "1", "0.3", "NaN"},
 	// size.
 	"tp":                  {"0"},
 	"pp":                  {"0", "-1"},
@@ -170,6 +172,7 @@ var freeFlags = map[string]string{
 	"results":       "a path to write",
 	"timeline":      "a path to write",
 	"plot":          "a path to write",
+	"model-error":   "a path to write",
 	"plot-dir":      "a path to write",
 	"out":           "a path to write",
 	"url":           "the server, asked by the preflight",

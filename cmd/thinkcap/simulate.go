@@ -21,6 +21,8 @@ type simulateOptions struct {
 	resultsPath      string
 	timelinePath     string
 	timelineInterval float64
+	seeds            int
+	confidence       float64
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -51,6 +53,8 @@ the seed tutorial's three effort modes mixed 70/25/5.`,
 	fs.StringVar(&o.resultsPath, "results", "", "write per-request result records (JSONL) to this file")
 	fs.StringVar(&o.timelinePath, "timeline", "", "write KV usage, running, waiting and preemptions over time (CSV) to this file")
 	fs.Float64Var(&o.timelineInterval, "timeline-interval", 1, "simulated seconds between timeline samples")
+	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic the intervals' chance part comes from (synthetic traffic regenerated, a log resampled by blocks of time); 0: %d for runs of up to %d requests, 1 beyond", sim.DefaultSeeds, sim.AutoSeedsMaxRequests))
+	fs.Float64Var(&o.confidence, "confidence", sim.DefaultConfidence, "the intervals' confidence, from 0.5 to 0.98: chance over --seeds draws and the step model's measured error on real vLLM runs")
 	return cmd
 }
 
@@ -61,6 +65,11 @@ func (o *simulateOptions) options(errOut io.Writer) sim.SimulateOptions {
 		Deployment: o.dep.options(), Traffic: o.traffic.options(),
 		WhatIf: o.whatIf.options(), Route: o.whatIf.routeOptions(),
 		TimelineIntervalS: o.timelineInterval, Timeline: o.timelinePath != "", Warn: errOut,
+		Seeds: o.seeds, Confidence: o.confidence,
+		StartDraws: func(draws int) (func(done, total int), func()) {
+			bar := progress.New(errOut, fmt.Sprintf("redrawing the traffic %d times", draws))
+			return bar.Update, bar.Done
+		},
 		StartPool: func(pool string) (func(done, total int), func()) {
 			bar := progress.New(errOut, "simulating "+pool)
 			return bar.Update, bar.Done
