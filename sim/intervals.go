@@ -58,18 +58,18 @@ func RegimeOf(s *analysis.Summary, replicas int, meanPrompt, meanOutput float64,
 	return r
 }
 
-// figureMetric is the corpus metric whose error a latency takes: TPOT's
+// FigureMetric is the corpus metric whose error a latency takes: TPOT's
 // for the decode gaps, TTFT's for the first token and the queue, and for
 // TTFA and E2E whichever of the two makes most of their mean (decode for a
 // reasoning model's thinking, the first token for a short answer).
-func figureMetric(name string, s *analysis.Summary) string {
+func FigureMetric(name string, l *analysis.Latencies) string {
 	switch name {
 	case "tpot", "itl":
 		return "tpot"
 	case "ttft", "queue":
 		return "ttft"
 	}
-	if s.LatencyS.TTFT.Mean*2 > s.LatencyS.E2E.Mean {
+	if l.TTFT.Mean*2 > l.E2E.Mean {
 		return "ttft"
 	}
 	return "tpot"
@@ -112,23 +112,10 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 			Factor: analysis.Range{math.Exp(lo), math.Exp(hi)}, Note: note}
 		return lo, mid, hi, true
 	}
-	widen := func(p float64, t analysis.Range, lo, mid, hi float64, ok bool) analysis.Range {
-		if math.IsNaN(p) || math.IsNaN(t[0]) {
-			return analysis.Range{math.NaN(), math.NaN()}
-		}
-		if !ok {
-			return t
-		}
-		if p <= 0 || t[0] <= 0 {
-			// No log distance from zero: each edge widened by the model.
-			return analysis.Range{t[0] * math.Exp(lo), t[1] * math.Exp(hi)}
-		}
-		tlo, thi := max(math.Log(p/t[0]), 0), max(math.Log(t[1]/p), 0)
-		return analysis.Range{p * math.Exp(mid-math.Hypot(mid-lo, tlo)), p * math.Exp(mid+math.Hypot(hi-mid, thi))}
-	}
+	widen := Widen
 	for name, get := range analysis.LatencyFigures {
 		st := get(&point)
-		lo, mid, hi, ok := band(name, figureMetric(name, &point), "")
+		lo, mid, hi, ok := band(name, FigureMetric(name, &point.LatencyS), "")
 		t := traffic.LatencyS[name]
 		nan := math.NaN()
 		pv := func(v float64) float64 {
@@ -153,7 +140,7 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 	var lo, mid, hi float64
 	ok := false
 	if reg.OpenLoop && !point.KVUsage.NoData {
-		lo, mid, hi, ok = band("kv_usage", figureMetric("e2e", &point),
+		lo, mid, hi, ok = band("kv_usage", FigureMetric("e2e", &point.LatencyS),
 			"E2E's error carried over by Little's law (in flight = rate × time in the system); the corpus has no KV measurement")
 	}
 	for key, v := range map[string]float64{"mean": point.KVUsage.Mean, "peak": point.KVUsage.Peak} {
@@ -166,6 +153,24 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 	}
 	iv.Preemptions = traffic.Preemptions
 	return iv
+}
+
+// Widen is a figure's interval: its point p, its traffic range t, and
+// its model error lo, mid, hi (ln(measured/predicted) at the interval's
+// levels and the median; ok false: none) combined as ModelIntervals says.
+func Widen(p float64, t analysis.Range, lo, mid, hi float64, ok bool) analysis.Range {
+	if math.IsNaN(p) || math.IsNaN(t[0]) {
+		return analysis.Range{math.NaN(), math.NaN()}
+	}
+	if !ok {
+		return t
+	}
+	if p <= 0 || t[0] <= 0 {
+		// No log distance from zero: each edge widened by the model.
+		return analysis.Range{t[0] * math.Exp(lo), t[1] * math.Exp(hi)}
+	}
+	tlo, thi := max(math.Log(p/t[0]), 0), max(math.Log(t[1]/p), 0)
+	return analysis.Range{p * math.Exp(mid-math.Hypot(mid-lo, tlo)), p * math.Exp(mid+math.Hypot(hi-mid, thi))}
 }
 
 // intervals runs the redraws of the traffic, Seeds−1 of them in
@@ -195,7 +200,7 @@ func (o *SimulateOptions) intervals(cat *profiles.Catalog, run *Simulation, cfg 
 	for _, p := range run.Pools {
 		replicas += max(p.Config.Replicas, 1)
 	}
-	prompt, output := trafficMeans(reqs)
+	prompt, output := TrafficMeans(reqs)
 	reg := RegimeOf(&run.Summary, replicas, prompt, output, o.Traffic.Concurrency > 0)
 	run.Summary.Intervals = ModelIntervals(run.Summary, traffic, seeds, cat.ModelError, reg, conf)
 	return nil
@@ -256,9 +261,9 @@ func (o *SimulateOptions) runDraw(cat *profiles.Catalog, cfg Config, draw int) (
 	return rep.Summary(), nil
 }
 
-// trafficMeans are the requests' mean prompt and output (thinking and
+// TrafficMeans are the requests' mean prompt and output (thinking and
 // answer) tokens.
-func trafficMeans(reqs []workload.Request) (prompt, output float64) {
+func TrafficMeans(reqs []workload.Request) (prompt, output float64) {
 	for i := range reqs {
 		prompt += float64(reqs[i].PromptTokens)
 		output += float64(reqs[i].ThinkTokens + reqs[i].AnswerTokens)

@@ -47,6 +47,14 @@ type Outcome struct {
 
 	Curve []CurvePoint `json:"curve,omitempty"`
 
+	// With a confidence (Options.Confidence): the replicas the point
+	// estimate alone would have bought, each SLO's interval at the
+	// replicas chosen, and what the confidence costs per hour over the
+	// point estimate's replicas.
+	PointReplicas         *int     `json:"point_replicas,omitempty"`
+	Edges                 []Edge   `json:"slo_intervals,omitempty"`
+	ConfidenceCostPerHour *float64 `json:"confidence_cost_per_hour,omitempty"`
+
 	// OutsideCorpus says how the candidate lies outside the measurement
 	// corpus (sim.Config.OutsideCorpus, load aside): its figures rest on
 	// coefficients fitted on other deployments.

@@ -37,6 +37,9 @@ type Options struct {
 	// Progress, if set, is called with candidates done (from any worker,
 	// one call at a time).
 	Progress func(done, total int)
+	// Confidence, if set with a level, sizes each candidate for the SLOs
+	// at its intervals' pessimistic edge (confidence.go).
+	Confidence *Confidence
 }
 
 // Validate reports every problem with the options.
@@ -59,6 +62,7 @@ func (o Options) Validate() error {
 	if o.RateTolerance < 0 {
 		errs = append(errs, fmt.Errorf("rate tolerance must be positive, got %g", o.RateTolerance))
 	}
+	errs = append(errs, o.Confidence.validate())
 	return errors.Join(errs...)
 }
 
@@ -83,6 +87,9 @@ type Result struct {
 	RatePerS         float64  `json:"rate_per_s"`
 	OutputTokensPerS float64  `json:"output_tokens_per_s"`
 	SLOs             []string `json:"slos"`
+	// Confidence is the level the SLOs were held at (the pessimistic
+	// edge of each one's interval); absent for point estimates.
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // OutsideCorpus is a one-line warning when the best candidate, or any
@@ -148,6 +155,9 @@ func Search(cands []Candidate, reqs []workload.Request, opt Options) (*Result, e
 	close(jobs)
 	wg.Wait()
 	res := &Result{RatePerS: t.ratePerS, OutputTokensPerS: t.outputTokensPerS}
+	if opt.Confidence != nil {
+		res.Confidence = opt.Confidence.Level
+	}
 	for _, s := range opt.SLOs {
 		res.SLOs = append(res.SLOs, s.String())
 	}
@@ -235,6 +245,26 @@ func evaluate(c Candidate, reqs []workload.Request, t trafficInfo, opt *Options,
 	}
 	o.setMeasurement(r, m)
 	o.cost(price(c, opt.Prices), t.outputTokensPerS)
+	if o.Passes && opt.Confidence != nil && opt.Confidence.Level > 0 {
+		pointReplicas, pointCost := r, o.CostPerHour
+		n, mc, edges, failed, err := confident(rn, reqs, r, t)
+		if err != nil {
+			o.Error, o.Failed, o.Passes = err.Error(), []string{"simulate"}, false
+			return o
+		}
+		o.setMeasurement(n, mc)
+		o.cost(price(c, opt.Prices), t.outputTokensPerS)
+		extra := o.CostPerHour - pointCost
+		o.PointReplicas, o.Edges, o.ConfidenceCostPerHour = &pointReplicas, edges, &extra
+		if len(failed) > 0 || !mc.Passes() {
+			o.Passes = false
+			o.Failed = slices.Clone(mc.Failed)
+			for _, f := range failed {
+				o.Failed = append(o.Failed, fmt.Sprintf("%s at %.0f%%", f, 100*opt.Confidence.Level))
+			}
+		}
+		r = pointReplicas
+	}
 	if o.Passes && t.ratePerS > 0 {
 		o.MaxRatePerReplica, o.Curve, err = maxRate(rn, reqs, t.ratePerS/float64(r))
 		if err != nil {

@@ -46,8 +46,10 @@ func WriteTable(w io.Writer, r *Result) error {
 		return fmt.Errorf("write size table: %w", err)
 	}
 	if r.Best != nil {
-		_, err := fmt.Fprintf(w, "\nbest: %s, %d replica(s), $%.2f/hour\n", r.Best.Name, r.Best.Replicas, r.Best.CostPerHour)
-		return err
+		if _, err := fmt.Fprintf(w, "\nbest: %s, %d replica(s), $%.2f/hour\n", r.Best.Name, r.Best.Replicas, r.Best.CostPerHour); err != nil {
+			return err
+		}
+		return writeConfidence(w, r)
 	}
 	_, err := fmt.Fprintln(w, "\nno candidate meets the SLOs")
 	return err
@@ -117,4 +119,33 @@ func groupThousands(s string) string {
 		out += "." + frac
 	}
 	return out
+}
+
+// writeConfidence says, for a search at a confidence, what the point
+// estimate would have bought, what the confidence costs, and each SLO's
+// interval at the chosen replicas.
+func writeConfidence(w io.Writer, r *Result) error {
+	b := r.Best
+	if r.Confidence == 0 || b.PointReplicas == nil {
+		return nil
+	}
+	pointCost := b.CostPerHour - *b.ConfidenceCostPerHour
+	if _, err := fmt.Fprintf(w, "at %.0f%% confidence (every SLO at its interval's pessimistic edge): %d replica(s); the point estimate would buy %d ($%.2f/hour): the confidence costs $%.2f/hour\n",
+		100*r.Confidence, b.Replicas, *b.PointReplicas, pointCost, *b.ConfidenceCostPerHour); err != nil {
+		return err
+	}
+	for _, e := range b.Edges {
+		if _, err := fmt.Fprintf(w, "  %s: point %s, %.0f%% interval %s – %s\n", e.SLO, latency(e.PointS), 100*r.Confidence, latency(e.LoS), latency(e.HiS)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latency prints seconds from 1 s, else milliseconds.
+func latency(s float64) string {
+	if s >= 1 {
+		return strconv.FormatFloat(s, 'f', 2, 64) + " s"
+	}
+	return strconv.FormatFloat(1000*s, 'f', 1, 64) + " ms"
 }

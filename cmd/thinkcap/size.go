@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/internal/progress"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/size"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -21,6 +23,9 @@ type sizeOptions struct {
 	plotPath string
 	byHour   bool
 	scale    autoscaleFlags
+	// confidence and seeds: size --confidence (0: point estimates).
+	confidence float64
+	seeds      int
 }
 
 // sizeVaried are the deployment flags size takes as lists (its own), and
@@ -68,7 +73,7 @@ func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.
 	if o.traffic.concurrency() != 0 {
 		return nil, nil, size.Options{}, badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
 	}
-	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour)); err != nil {
+	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour), o.checkConfidence(cmd)); err != nil {
 		return nil, nil, size.Options{}, badInput(err)
 	}
 	opts, err := o.q.Options()
@@ -90,6 +95,19 @@ func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.
 	}
 	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
 		return nil, nil, opts, err
+	}
+	if o.confidence != 0 {
+		opts.Confidence = &size.Confidence{Level: o.confidence, Seeds: o.seeds, ModelError: cat.ModelError,
+			Redraw: func(draw int) ([]workload.Request, error) {
+				t := o.traffic.options()
+				reqs, err := t.LoadDraw(cat, uint64(o.dep.seed), draw, io.Discard)
+				if err != nil {
+					return nil, err
+				}
+				w := o.whatIf.options()
+				reqs, _, err = w.Apply(reqs, workload.DrawSeed(uint64(o.dep.seed), draw))
+				return reqs, err
+			}}
 	}
 	return cands, reqs, opts, nil
 }
@@ -121,6 +139,8 @@ func (o *sizeOptions) register(fs *pflag.FlagSet, byHour bool) {
 	if !byHour {
 		return
 	}
+	fs.Float64Var(&o.confidence, "confidence", 0, "hold every SLO at the pessimistic edge of its interval at this confidence (e.g. 0.9: chance over --seeds draws of the traffic and the step model's measured error on real vLLM runs), and show what the point estimate would have bought; 0: point estimates")
+	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic behind --confidence's intervals (0: %d)", sim.DefaultSeeds))
 	fs.BoolVar(&o.byHour, "by-hour", false, "plan a day of traffic hour by hour: the deployment chosen at the busiest hour, each hour's fewest replicas, an autoscaler replayed over the day, and the day's cost three ways")
 	o.scale.register(fs)
 }
@@ -155,4 +175,21 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 		return err
 	}
 	return res.Verdict()
+}
+
+// checkConfidence refuses --confidence and --seeds where they cannot
+// apply, and out of their ranges.
+func (o *sizeOptions) checkConfidence(cmd *cobra.Command) error {
+	given := cmd.Flags().Changed
+	switch {
+	case given("confidence") && !(o.confidence >= 0.5 && o.confidence <= 0.98):
+		return fmt.Errorf("--confidence must be from 0.5 to 0.98, got %g", o.confidence)
+	case given("seeds") && (o.seeds < 1 || o.seeds > 1000):
+		return fmt.Errorf("--seeds must be from 1 to 1000 draws of the traffic, got %d", o.seeds)
+	case given("seeds") && !given("confidence"):
+		return errors.New("--seeds only matters with --confidence")
+	case given("confidence") && o.byHour:
+		return errors.New("--confidence sizes one deployment for its SLOs' intervals; --by-hour plans each hour at its point estimate (give one)")
+	}
+	return nil
 }

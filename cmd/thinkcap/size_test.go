@@ -119,3 +119,64 @@ func TestSizeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeConfidence: --confidence 0.9 on the embedded model error and 20
+// draws of the traffic buys the 12 req/s day a third replica where the
+// point estimate buys two (TPOT p99 25 ms: 2 replicas' point ~19 ms, its
+// 90% edge past 25); the table says what the confidence costs, the JSON
+// carries each SLO's interval; bad combinations are refused.
+func TestSizeConfidence(t *testing.T) {
+	args := []string{"--slo", "tpot_p99=25ms", "--rate", "12", "--requests", "2000"}
+	point, err := sizeRun(t, append(args, "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sizeRun(t, append(args, "--confidence", "0.9", "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p, c struct {
+		Best struct {
+			Replicas      int      `json:"replicas"`
+			PointReplicas *int     `json:"point_replicas"`
+			Cost          *float64 `json:"confidence_cost_per_hour"`
+			Edges         []struct {
+				SLO    string  `json:"slo"`
+				PointS float64 `json:"point_s"`
+				LoS    float64 `json:"lo_s"`
+				HiS    float64 `json:"hi_s"`
+				LimitS float64 `json:"limit_s"`
+			} `json:"slo_intervals"`
+		} `json:"best"`
+		Confidence float64 `json:"confidence"`
+	}
+	if err := json.Unmarshal([]byte(point), &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	b := c.Best
+	if p.Best.Replicas != 2 || b.Replicas != 3 || b.PointReplicas == nil || *b.PointReplicas != 2 || c.Confidence != 0.9 {
+		t.Fatalf("point %d replicas, at 90%% %d (point %v, confidence %g); want 2 and 3", p.Best.Replicas, b.Replicas, b.PointReplicas, c.Confidence)
+	}
+	if b.Cost == nil || *b.Cost != 2.99 || len(b.Edges) != 1 {
+		t.Fatalf("confidence cost %v, intervals %+v", b.Cost, b.Edges)
+	}
+	if e := b.Edges[0]; !(e.LoS < e.PointS && e.PointS < e.HiS && e.HiS <= e.LimitS) {
+		t.Errorf("interval %+v: want lo < point < hi <= limit", e)
+	}
+	table, err := sizeRun(t, append(args, "--confidence", "0.9")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "the point estimate would buy 2 ($5.98/hour): the confidence costs $2.99/hour") {
+		t.Errorf("table does not say what the confidence costs:\n%s", table)
+	}
+	for _, bad := range [][]string{{"--seeds", "5"}, {"--confidence", "0.9", "--by-hour"}} {
+		var in *badInputError
+		if _, err := sizeRun(t, append(args, bad...)...); !errors.As(err, &in) {
+			t.Errorf("%v: %v; want a refusal as bad input (exit 2)", bad, err)
+		}
+	}
+}
