@@ -23,6 +23,9 @@ type Metric struct {
 	// network's), which an emulator running at a time scale stretches.
 	WallSlack bool
 	Value     func(*Summary) float64
+	// Interval is the metric's leaf in a prediction's intervals; nil for a
+	// metric intervals do not cover.
+	Interval func(*Intervals) (Range, bool)
 }
 
 // Absolute slack. Request latencies measured by a client include the API
@@ -41,8 +44,12 @@ func Metrics() []Metric {
 	add := func(name, label, unit string, slack float64, v func(*Summary) float64) {
 		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Slack: slack, WallSlack: unit == "ms", Value: v})
 	}
+	// leaf sets the interval accessor of the metric just added.
+	leaf := func(f func(*Intervals) (Range, bool)) { ms[len(ms)-1].Interval = f }
 	add("throughput_requests", "requests/s", "req/s", 0, func(s *Summary) float64 { return s.Throughput.RequestsPerS })
+	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.Throughput["requests_per_s"]; return r, ok })
 	add("throughput_tokens", "output tok/s", "tok/s", 0, func(s *Summary) float64 { return s.Throughput.OutputTokensPerS })
+	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.Throughput["output_tokens_per_s"]; return r, ok })
 	lat := []struct {
 		name, label string
 		slack       float64
@@ -56,14 +63,26 @@ func Metrics() []Metric {
 		{"e2e", "E2E", requestSlackS, func(s *Summary) Stat { return s.LatencyS.E2E }},
 	}
 	for _, l := range lat {
-		get := l.get
+		get, name := l.get, l.name
+		stat := func(pick func(StatInterval) Range) func(*Intervals) (Range, bool) {
+			return func(iv *Intervals) (Range, bool) {
+				si, ok := iv.LatencyS[name]
+				return pick(si), ok
+			}
+		}
 		add(l.name+"_mean", l.label+" mean", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.Mean, st.NoData) })
+		leaf(stat(func(si StatInterval) Range { return si.Mean }))
 		add(l.name+"_p50", l.label+" p50", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P50, st.NoData) })
+		leaf(stat(func(si StatInterval) Range { return si.P50 }))
 		add(l.name+"_p90", l.label+" p90", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P90, st.NoData) })
+		leaf(stat(func(si StatInterval) Range { return si.P90 }))
 		add(l.name+"_p99", l.label+" p99", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P99, st.NoData) })
+		leaf(stat(func(si StatInterval) Range { return si.P99 }))
 	}
 	add("kv_usage_mean", "KV usage mean", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Mean, s.KVUsage.NoData) })
+	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.KVUsage["mean"]; return r, ok })
 	add("kv_usage_peak", "KV usage peak", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Peak, s.KVUsage.NoData) })
+	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.KVUsage["peak"]; return r, ok })
 	add("running_peak", "running peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Running.Peak), s.Running.NoData) })
 	add("waiting_peak", "waiting peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Waiting.Peak), s.Waiting.NoData) })
 	add("preemptions", "preemptions", "", 2, func(s *Summary) float64 {
@@ -71,6 +90,12 @@ func Metrics() []Metric {
 			return math.NaN()
 		}
 		return float64(*s.Preemptions)
+	})
+	leaf(func(iv *Intervals) (Range, bool) {
+		if iv.Preemptions == nil {
+			return Range{}, false
+		}
+		return *iv.Preemptions, true
 	})
 	// vLLM's prefix-cache hits over queries, in tokens: shown where either
 	// side knows it (a simulation of prefixes or sessions, a scraped
@@ -185,6 +210,13 @@ type MetricComparison struct {
 	// Verdict is VerdictPass, VerdictFail or VerdictNoData for a checked
 	// metric, "" for one that is not checked.
 	Verdict string
+	// Interval is the prediction's interval of the metric (nil without
+	// one); InInterval whether the measured value lies inside it, which
+	// passes a checked metric on that ground (PassedBy "interval") when
+	// the tolerance alone would fail it.
+	Interval   *Range
+	InInterval *bool
+	PassedBy   string
 }
 
 // Bound is the effective bound of one check, so that a reader can redo
@@ -212,6 +244,9 @@ type metricComparisonJSON struct {
 	Bound     *boundJSON `json:"bound,omitempty"`
 	Pass      *bool      `json:"pass"`
 	Verdict   string     `json:"verdict,omitempty"`
+	Interval  *Range     `json:"interval,omitempty"`
+	Inside    *bool      `json:"in_interval,omitempty"`
+	PassedBy  string     `json:"passed_by,omitempty"`
 }
 
 type boundJSON struct {
@@ -241,7 +276,8 @@ func orNaNPtr(p *float64) float64 {
 // MarshalJSON writes a side with no data as null.
 func (mc MetricComparison) MarshalJSON() ([]byte, error) {
 	j := metricComparisonJSON{Name: mc.Name, Predicted: finite(mc.Predicted), Measured: finite(mc.Measured),
-		Error: mc.Error, Tolerance: mc.Tolerance, Pass: mc.Pass, Verdict: mc.Verdict}
+		Error: mc.Error, Tolerance: mc.Tolerance, Pass: mc.Pass, Verdict: mc.Verdict,
+		Interval: mc.Interval, Inside: mc.InInterval, PassedBy: mc.PassedBy}
 	if b := mc.Bound; b != nil {
 		j.Bound = &boundJSON{Relative: b.Relative, Slack: b.Slack, TimeScale: b.TimeScale, Absolute: finite(b.Absolute)}
 	}
@@ -255,7 +291,8 @@ func (mc *MetricComparison) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*mc = MetricComparison{Name: j.Name, Predicted: orNaNPtr(j.Predicted), Measured: orNaNPtr(j.Measured),
-		Error: j.Error, Tolerance: j.Tolerance, Pass: j.Pass, Verdict: j.Verdict}
+		Error: j.Error, Tolerance: j.Tolerance, Pass: j.Pass, Verdict: j.Verdict,
+		Interval: j.Interval, InInterval: j.Inside, PassedBy: j.PassedBy}
 	if b := j.Bound; b != nil {
 		mc.Bound = &Bound{Relative: b.Relative, Slack: b.Slack, TimeScale: b.TimeScale, Absolute: orNaNPtr(b.Absolute)}
 	}
@@ -320,6 +357,12 @@ func CompareScaled(predicted, measured *Summary, tol map[string]float64, timeSca
 		p, v := m.Value(predicted), m.Value(measured)
 		mc := MetricComparison{Name: m.Name, Predicted: p, Measured: v}
 		noData := math.IsNaN(p) || math.IsNaN(v)
+		if iv := predicted.Intervals; iv != nil && m.Interval != nil && !noData {
+			if r, ok := m.Interval(iv); ok && !math.IsNaN(r[0]) && !math.IsNaN(r[1]) {
+				in := r[0] <= v && v <= r[1]
+				mc.Interval, mc.InInterval = &r, &in
+			}
+		}
 		if v != 0 && !noData {
 			e := (p - v) / math.Abs(v)
 			mc.Error = &e
@@ -332,7 +375,11 @@ func CompareScaled(predicted, measured *Summary, tol map[string]float64, timeSca
 			}
 			b.Absolute = t*math.Abs(v) + m.Slack*b.TimeScale
 			mc.Tolerance, mc.Bound = &t, b
-			switch ok := math.Abs(p-v) <= b.Absolute; {
+			withinBound := math.Abs(p-v) <= b.Absolute
+			if !withinBound && mc.InInterval != nil && *mc.InInterval {
+				mc.PassedBy = "interval"
+			}
+			switch ok := withinBound || mc.PassedBy != ""; {
 			case noData:
 				mc.Verdict = VerdictNoData
 				c.NoData = append(c.NoData, m.Name)

@@ -16,9 +16,9 @@ import (
 func WriteComparison(w io.Writer, c *Comparison) error {
 	var rows [][]string
 	for _, r := range ComparisonRows(c) {
-		rows = append(rows, []string{r.Label, r.Predicted, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result})
+		rows = append(rows, []string{r.Label, r.Predicted, r.Interval, r.Measured, r.Error, r.Tolerance, r.Bound, r.Result})
 	}
-	return writeRows(newTable(w, "metric", "predicted", "measured", "error", "tolerance", "bound", "result"), rows)
+	return writeRows(newTable(w, "metric", "predicted", "interval", "measured", "error", "tolerance", "bound", "result"), rows)
 }
 
 // formatValue prints a metric's value in its unit: milliseconds for
@@ -54,6 +54,9 @@ type ComparisonRow struct {
 	// metrics that are not checked.
 	Tolerance, Bound, Result string
 	Checked, Pass, NoData    bool
+	// Interval is the prediction's interval ("12.1 – 19.8"), "-" without
+	// one; a metric passed by it has Result "pass (in interval)".
+	Interval string
 }
 
 // formatSlack prints a metric's absolute slack in its unit, with the time
@@ -97,7 +100,10 @@ func ComparisonRows(c *Comparison) []ComparisonRow {
 		row := ComparisonRow{
 			Name: mc.Name, Label: m.Label,
 			Predicted: formatValue(m.Unit, mc.Predicted), Measured: formatValue(m.Unit, mc.Measured),
-			Error: noValue,
+			Error: noValue, Interval: noValue,
+		}
+		if r := mc.Interval; r != nil {
+			row.Interval = formatRange(*r, func(v float64) string { return formatValue(m.Unit, v) })
 		}
 		if m.Unit != "" && m.Unit != "%" {
 			row.Label += " (" + m.Unit + ")"
@@ -120,6 +126,8 @@ func ComparisonRows(c *Comparison) []ComparisonRow {
 			switch {
 			case mc.Pass == nil:
 				row.NoData, row.Result = true, VerdictNoData
+			case *mc.Pass && mc.PassedBy == "interval":
+				row.Pass, row.Result = true, "pass (in interval)"
 			case *mc.Pass:
 				row.Pass, row.Result = true, "pass"
 			default:

@@ -294,9 +294,9 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 <h2>Comparison</h2>
 <p class="note">A checked metric passes when |predicted − measured| ≤ its bound: the tolerance × |measured| plus the absolute slack, stretched where it is wall-clock time by an emulator's slowdown. "no data": a side was not measured; neither a pass nor a failure.</p>
 <table>
-<thead><tr><th>metric</th><th>predicted</th><th>measured</th><th>error</th><th>tolerance</th><th>bound</th><th>result</th></tr></thead>
+<thead><tr><th>metric</th><th>predicted</th><th>90% interval</th><th>measured</th><th>error</th><th>tolerance</th><th>bound</th><th>result</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr{{if and .Checked (not .Pass) (not .NoData)}} class="fail"{{end}}><td>{{.Label}}</td><td class="num">{{.Predicted}}</td><td class="num">{{.Measured}}</td><td class="num">{{.Error}}</td><td class="num">{{.Tolerance}}</td><td class="num">{{.Bound}}</td><td{{if .Pass}} class="pass"{{end}}>{{.Result}}</td></tr>
+{{range .Rows}}<tr{{if and .Checked (not .Pass) (not .NoData)}} class="fail"{{end}}><td>{{.Label}}</td><td class="num">{{.Predicted}}</td><td class="num">{{.Interval}}</td><td class="num">{{.Measured}}</td><td class="num">{{.Error}}</td><td class="num">{{.Tolerance}}</td><td class="num">{{.Bound}}</td><td{{if .Pass}} class="pass"{{end}}>{{.Result}}</td></tr>
 {{end}}</tbody>
 </table>
 <h2>Plots</h2>

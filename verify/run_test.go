@@ -605,6 +605,17 @@ func TestVerifySimulatorAgainstItself(t *testing.T) {
 	if out.Measured.KVUsage.Mean <= 0 {
 		t.Error("fixture has no KV usage to compare")
 	}
+	// The prediction carries the model's 90% intervals (no traffic
+	// draws: the run's own traffic is replayed) and every comparison of a
+	// figure they cover shows its band.
+	if iv := out.Predicted.Intervals; iv == nil || iv.Seeds != 1 || iv.Traffic != nil || iv.Model["tpot"].Points == 0 {
+		t.Fatalf("prediction intervals %+v; want the model's alone", iv)
+	}
+	for _, m := range out.Comparison.Metrics {
+		if strings.HasPrefix(m.Name, "tpot_") && (m.Interval == nil || m.InInterval == nil || !*m.InInterval) {
+			t.Errorf("%s: interval %v, inside %v; want the band holding the (equal) measurement", m.Name, m.Interval, m.InInterval)
+		}
+	}
 
 	half := cfg
 	half.NumGPUBlocksOverride /= 2

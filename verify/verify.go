@@ -1,7 +1,10 @@
 package verify
 
 import (
+	"sync"
+
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -39,6 +42,7 @@ func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64, m
 	if err != nil {
 		return nil, err
 	}
+	p.Predicted.Intervals = predictionIntervals(&cfg, p)
 	c := analysis.CompareScaled(&p.Predicted, &p.Measured, tol, r.TimeScale)
 	c.RequireRequests(len(p.MeasuredResults), minRequests)
 	return &Outcome{
@@ -46,4 +50,31 @@ func Verify(cfg sim.Config, r *Run, explicit Explicit, tol map[string]float64, m
 		Predicted: p.Predicted, Measured: p.Measured, Comparison: c, Prediction: p,
 		Turns: compareTurns(p.PredictedResults, p.MeasuredResults),
 	}, nil
+}
+
+// modelError is the embedded step model's measured error on the corpus.
+var modelError = sync.OnceValue(func() *profiles.ModelError {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		return nil
+	}
+	return cat.ModelError
+})
+
+// predictionIntervals are the prediction's figures at
+// sim.DefaultConfidence widened by the step model's error on real vLLM
+// runs in the run's regime. The traffic is the run's own, replayed as
+// sent: there is no chance of it to redraw.
+func predictionIntervals(cfg *sim.Config, p *Prediction) *analysis.Intervals {
+	var prompt, output float64
+	for i := range p.PredictedResults {
+		r := &p.PredictedResults[i]
+		prompt += float64(r.PromptTokens)
+		output += float64(r.OutputTokens())
+	}
+	if n := float64(len(p.PredictedResults)); n > 0 {
+		prompt, output = prompt/n, output/n
+	}
+	reg := sim.RegimeOf(&p.Predicted, max(cfg.Replicas, 1), prompt, output, false)
+	return sim.ModelIntervals(p.Predicted, nil, 1, modelError(), reg, sim.DefaultConfidence)
 }
