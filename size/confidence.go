@@ -15,8 +15,8 @@ import (
 // Confidence makes a search buy a stated confidence: each candidate's
 // replicas are the fewest at which every SLO holds at the pessimistic edge
 // of its interval (sim.ModelIntervals: chance over Seeds draws of the
-// traffic, widened by the step model's measured error), not at the point
-// estimate. Zero Level: point estimates, as without it.
+// traffic, widened by the step model's measured error, Options.ModelError),
+// not at the point estimate. Zero Level: point estimates, as without it.
 type Confidence struct {
 	Level float64 // e.g. 0.9
 	// Seeds is how many draws of the traffic, the search's own included
@@ -24,9 +24,6 @@ type Confidence struct {
 	// seed: the model's error alone).
 	Seeds  int
 	Redraw func(draw int) ([]workload.Request, error)
-	// ModelError is the corpus's (profiles.Catalog.ModelError); nil:
-	// chance alone.
-	ModelError *profiles.ModelError
 
 	once   sync.Once
 	redraw [][]workload.Request
@@ -127,7 +124,7 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 			if len(vals) > 1 {
 				tr = analysis.PredictionInterval(vals, c.Level)
 			}
-			lo, mid, hi, _, ok := c.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), conc, phase, c.Level)
+			lo, mid, hi, _, ok := rn.opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), conc, phase, c.Level)
 			iv := sim.Widen(p, tr, lo, mid, hi, ok)
 			edges = append(edges, Edge{SLO: s.String(), LimitS: s.LimitS, PointS: p, LoS: iv[0], HiS: iv[1]})
 			worst = max(worst, iv[1]/s.LimitS)
@@ -141,4 +138,23 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 		prevWorst = worst
 	}
 	return rn.opt.MaxReplicas, m, edges, failed, nil
+}
+
+// curveBand is a capacity-curve point's interval of the first SLO's
+// statistic: the model's error alone (the curve is one draw of the
+// traffic), in the regime of one replica at that rate.
+func curveBand(opt *Options, m *Measurement, ratePerS float64, phase string) (lo, hi float64) {
+	level := sim.DefaultConfidence
+	if opt.Confidence != nil && opt.Confidence.Level > 0 {
+		level = opt.Confidence.Level
+	}
+	s := opt.SLOs[0]
+	conc := profiles.ConcurrencyRegime(ratePerS * m.Latencies.E2E.Mean)
+	qlo, mid, qhi, _, ok := opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), conc, phase, level)
+	if !ok {
+		return 0, 0
+	}
+	p := s.Of(m.Latencies)
+	r := sim.Widen(p, analysis.Range{p, p}, qlo, mid, qhi, true)
+	return r[0], r[1]
 }

@@ -42,7 +42,7 @@ func TestConfidenceBuysAReplica(t *testing.T) {
 	}
 	slos := []SLO{{Metric: "tpot", Stat: "p99", LimitS: limit}}
 	point := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos})
-	conf := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos, Confidence: &Confidence{Level: 0.9, ModelError: wholeCorpus(0.2)}})
+	conf := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos, ModelError: wholeCorpus(0.2), Confidence: &Confidence{Level: 0.9}})
 	if point.Best == nil || conf.Best == nil {
 		t.Fatal("no candidate passes")
 	}
@@ -59,6 +59,19 @@ func TestConfidenceBuysAReplica(t *testing.T) {
 	e := b.Edges[0]
 	if math.Abs(e.PointS-tpot[3]) > 1e-12 || math.Abs(e.HiS-f*tpot[3]) > 1e-9 || math.Abs(e.LoS-tpot[3]/f) > 1e-9 {
 		t.Errorf("edge %+v; want point %g in [%g, %g]", e, tpot[3], tpot[3]/f, f*tpot[3])
+	}
+	// The capacity curve's complete points carry the model's band.
+	banded := 0
+	for _, pt := range b.Curve {
+		if pt.Complete {
+			banded++
+			if math.Abs(pt.HiS-f*pt.ValueS) > 1e-9 || math.Abs(pt.LoS-pt.ValueS/f) > 1e-9 {
+				t.Errorf("curve point %+v: want [value/%.3f, value×%.3f]", pt, f, f)
+			}
+		}
+	}
+	if banded == 0 {
+		t.Error("no complete curve point to band")
 	}
 	// No model error and no redraws: the point estimate's answer.
 	none := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos, Confidence: &Confidence{Level: 0.9}})

@@ -5,20 +5,25 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 // WritePlot draws the capacity curves as a PNG: for each passing candidate,
 // the first SLO's statistic against the rate one replica serves, from the
-// rate search's own runs, with the SLO as a horizontal line. Runs stopped
+// rate search's own runs, in the band of its interval from the step
+// model's measured error, with the SLO as a horizontal line. Runs stopped
 // early measured a lower bound only and are left out: the curve shows
 // complete runs, and the search's failures beyond its last point are what
 // the max rate per replica says.
-func WritePlot(w io.Writer, r *Result, slo SLO) error {
+func WritePlot(w io.Writer, res *Result, slo SLO) error {
+	r := res
 	if r == nil {
 		return errors.New("plot capacity curves: nil result")
 	}
@@ -31,16 +36,37 @@ func WritePlot(w io.Writer, r *Result, slo SLO) error {
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	maxX, maxY, n := 0.0, slo.LimitS*1.2, 0
+	banded := false
 	for _, o := range r.Candidates {
-		var xys plotter.XYs
+		var xys, upper, lower plotter.XYs
 		for _, pt := range o.Curve {
 			if pt.Complete {
 				xys = append(xys, plotter.XY{X: pt.RatePerS, Y: pt.ValueS})
 				maxX, maxY = max(maxX, pt.RatePerS), max(maxY, pt.ValueS)
+				if pt.HiS > 0 {
+					upper = append(upper, plotter.XY{X: pt.RatePerS, Y: pt.HiS})
+					lower = append(lower, plotter.XY{X: pt.RatePerS, Y: pt.LoS})
+				}
 			}
 		}
 		if len(xys) == 0 {
 			continue
+		}
+		if len(upper) > 1 {
+			// The model's interval as a band under the curve.
+			slices.Reverse(lower)
+			band, err := plotter.NewPolygon(append(upper, lower...))
+			if err != nil {
+				return fmt.Errorf("plot capacity curves: %s: %w", o.Name, err)
+			}
+			cr, cg, cb, _ := plotutil.Color(n).RGBA()
+			band.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 50}
+			band.LineStyle.Width = 0
+			p.Add(band)
+			if !banded {
+				banded = true
+				p.Legend.Add(fmt.Sprintf("%.0f%% interval (model error)", 100*bandLevel(res)), band)
+			}
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -74,4 +100,12 @@ func WritePlot(w io.Writer, r *Result, slo SLO) error {
 		return fmt.Errorf("plot capacity curves: %w", err)
 	}
 	return nil
+}
+
+// bandLevel is the confidence the curves' bands are drawn at.
+func bandLevel(r *Result) float64 {
+	if r.Confidence > 0 {
+		return r.Confidence
+	}
+	return sim.DefaultConfidence
 }

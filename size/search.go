@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -40,6 +41,10 @@ type Options struct {
 	// Confidence, if set with a level, sizes each candidate for the SLOs
 	// at its intervals' pessimistic edge (confidence.go).
 	Confidence *Confidence
+	// ModelError is the step model's measured error on real vLLM runs
+	// (profiles.Catalog.ModelError): Confidence's model part and the
+	// capacity curves' bands; nil: neither.
+	ModelError *profiles.ModelError
 }
 
 // Validate reports every problem with the options.
@@ -379,6 +384,10 @@ type CurvePoint struct {
 	ValueS   float64 `json:"value_s"`
 	Passes   bool    `json:"passes"`
 	Complete bool    `json:"complete"`
+	// LoS and HiS are ValueS's interval from the step model's measured
+	// error (Options.ModelError), for complete runs; 0 without one.
+	LoS float64 `json:"lo_s,omitempty"`
+	HiS float64 `json:"hi_s,omitempty"`
 }
 
 // maxRate is the highest rate one replica sustains within the SLOs: the
@@ -388,6 +397,8 @@ type CurvePoint struct {
 func maxRate(rn *runner, reqs []workload.Request, guess float64) (float64, []CurvePoint, error) {
 	opt := rn.opt
 	scaled := make([]workload.Request, len(reqs))
+	prompt, output := sim.TrafficMeans(reqs)
+	phase := profiles.PhaseRegime(prompt, output)
 	var curve []CurvePoint
 	passes := func(rate float64) (bool, error) {
 		copy(scaled, reqs) // from the original each time: no drift from repeated rescaling
@@ -398,7 +409,11 @@ func maxRate(rn *runner, reqs []workload.Request, guess float64) (float64, []Cur
 		if err != nil {
 			return false, err
 		}
-		curve = append(curve, CurvePoint{RatePerS: rate, ValueS: opt.SLOs[0].Of(m.Latencies), Passes: m.Passes(), Complete: m.Complete})
+		pt := CurvePoint{RatePerS: rate, ValueS: opt.SLOs[0].Of(m.Latencies), Passes: m.Passes(), Complete: m.Complete}
+		if m.Complete {
+			pt.LoS, pt.HiS = curveBand(opt, &m, rate, phase)
+		}
+		curve = append(curve, pt)
 		return m.Passes(), nil
 	}
 	sortCurve := func() []CurvePoint {

@@ -96,8 +96,9 @@ func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.
 	if reqs, _, err = o.whatIf.apply(reqs, o.dep.seed); err != nil {
 		return nil, nil, opts, err
 	}
+	opts.ModelError = cat.ModelError
 	if o.confidence != 0 {
-		opts.Confidence = &size.Confidence{Level: o.confidence, Seeds: o.seeds, ModelError: cat.ModelError,
+		opts.Confidence = &size.Confidence{Level: o.confidence, Seeds: o.seeds,
 			Redraw: func(draw int) ([]workload.Request, error) {
 				t := o.traffic.options()
 				reqs, err := t.LoadDraw(cat, uint64(o.dep.seed), draw, io.Discard)
