@@ -14,7 +14,7 @@ func writeIntervals(w io.Writer, s *Summary) error {
 	iv := s.Intervals
 	conf := fmt.Sprintf("%.0f%% interval", 100*iv.Confidence)
 	ms := func(r Range) string { return formatRange(r, formatMS) }
-	t := newTable(w, "latency (ms), "+conf, "mean", "p50", "p90", "p99", "model error")
+	t := newTable(w, conf+" (ms)", "mean", "p50", "p90", "p99", "model error")
 	for _, f := range []struct{ key, name string }{
 		{"ttft", "TTFT"}, {"ttfa", "TTFA"}, {"tpot", "TPOT"}, {"itl", "ITL"}, {"e2e", "E2E"}, {"queue", "Queue"},
 	} {
