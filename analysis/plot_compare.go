@@ -139,6 +139,9 @@ func cdfPoints(sorted []float64) plotter.XYs {
 type Series struct {
 	Name string
 	X, Y []float64
+	// Lo and Hi, when set (as long as X), are Y's interval at each X,
+	// drawn as a shaded band under the line; NaN leaves a point out.
+	Lo, Hi []float64
 }
 
 // WriteSeriesPlot draws series against time as a PNG, one line each, with
@@ -187,6 +190,16 @@ func WriteXYPlot(w io.Writer, title, xLabel, yLabel string, series []Series) err
 		side := seriesSide(s.Name)
 		styleLine(line, side, perSide[side])
 		perSide[side]++
+		if band, err := seriesBand(s, line.Color); err != nil {
+			return fmt.Errorf("plot %s: series %q: %w", title, s.Name, err)
+		} else if band != nil {
+			under = append([]plot.Plotter{band}, under...)
+			for i := range s.Hi {
+				if isFinite(s.Hi[i]) && isFinite(s.X[i]) {
+					yMax = max(yMax, s.Hi[i])
+				}
+			}
+		}
 		if side == "predicted" {
 			over = append(over, line)
 		} else {
@@ -291,3 +304,31 @@ func writePNG(w io.Writer, p *plot.Plot, what string) error {
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// seriesBand is a series' interval as a translucent polygon in its
+// line's colour, or nil without one (fewer than two points with both
+// edges).
+func seriesBand(s Series, c color.Color) (*plotter.Polygon, error) {
+	if len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X) {
+		return nil, nil
+	}
+	var upper, lower plotter.XYs
+	for i := range s.X {
+		if isFinite(s.X[i]) && isFinite(s.Lo[i]) && isFinite(s.Hi[i]) {
+			upper = append(upper, plotter.XY{X: s.X[i], Y: s.Hi[i]})
+			lower = append(lower, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+		}
+	}
+	if len(upper) < 2 {
+		return nil, nil
+	}
+	slices.Reverse(lower)
+	band, err := plotter.NewPolygon(append(upper, lower...))
+	if err != nil {
+		return nil, err
+	}
+	r, g, b, _ := c.RGBA()
+	band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 45}
+	band.LineStyle.Width = 0
+	return band, nil
+}

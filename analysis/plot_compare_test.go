@@ -188,3 +188,45 @@ func TestSeriesSide(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteXYPlotBand: a series with Lo and Hi is drawn over a band in
+// its colour, translucent on the white background; without them, none.
+func TestWriteXYPlotBand(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	// Pixels of the band's colour: a band fills thousands; a line's
+	// antialiased edges alone a few.
+	blend := func(c color.RGBA) func(image.Image) int {
+		return func(img image.Image) int {
+			n := 0
+			b := img.Bounds()
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for x := b.Min.X; x < b.Max.X; x++ {
+					p := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+					near := func(v, ch uint8) bool {
+						want := 255 - (255-float64(ch))*45/255
+						return math.Abs(float64(v)-want) <= 2
+					}
+					if near(p.R, c.R) && near(p.G, c.G) && near(p.B, c.B) && p != (color.RGBA{255, 255, 255, 255}) {
+						n++
+					}
+				}
+			}
+			return n
+		}
+	}(predictedColor)
+	for _, banded := range []bool{true, false} {
+		s := Series{Name: "tok/s, predicted", X: x, Y: []float64{10, 20, 30, 35}}
+		if banded {
+			s.Lo, s.Hi = []float64{8, 16, 24, 28}, []float64{13, 26, 39, 46}
+		}
+		var buf bytes.Buffer
+		if err := WriteXYPlot(&buf, "band", "load", "tok/s", []Series{s}); err != nil {
+			t.Fatal(err)
+		}
+		n := blend(decodePNG(t, buf.Bytes()))
+		t.Logf("banded %v: %d pixels of the band's colour", banded, n)
+		if (n > 5000) != banded {
+			t.Errorf("banded %v: %d pixels of the band's colour", banded, n)
+		}
+	}
+}

@@ -57,11 +57,17 @@ func writeSweepPlots(out *SweepOutcome) error {
 			if predicted {
 				sum = r.Predicted
 			}
-			v := math.NaN()
+			v, lo, hi := math.NaN(), math.NaN(), math.NaN()
 			if sum != nil {
 				v = value(sum)
+				if sum.Intervals != nil {
+					// The prediction's interval: the same figure of its
+					// intervals, through a summary holding its edges.
+					lo, hi = value(edge(sum, 0)), value(edge(sum, 1))
+				}
 			}
 			s.X, s.Y = append(s.X, r.Point.load()), append(s.Y, v)
+			s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		}
 		return s
 	}
@@ -94,6 +100,21 @@ func writeSweepPlots(out *SweepOutcome) error {
 		}
 	}
 	return nil
+}
+
+// edge is a summary whose plotted figures are one edge (0: lo, 1: hi) of
+// s's intervals, so that a figure's accessor reads its interval too.
+func edge(s *analysis.Summary, side int) *analysis.Summary {
+	iv := s.Intervals
+	e := *s
+	e.Throughput.OutputTokensPerS = iv.Throughput["output_tokens_per_s"][side]
+	if r, ok := iv.LatencyS["ttft"]; ok {
+		e.LatencyS.TTFT.P99 = r.P99[side]
+	}
+	if r, ok := iv.LatencyS["tpot"]; ok {
+		e.LatencyS.TPOT.P50 = r.P50[side]
+	}
+	return &e
 }
 
 // WriteSweep prints the sweep's table and where its files are, and
