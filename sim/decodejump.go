@@ -63,6 +63,9 @@ func (e *engine) jumpable() bool {
 	if e.admitting() && e.wouldAdmitHead(e.pool.available(), n) {
 		return false // the next step admits a request: not a decode-only one
 	}
+	if e.admitLag && e.waiting.len() > 0 && e.waiting.peek().engineArrival > e.cutoff {
+		return false // the head is admitted a step late (admitLag): take that step as usual
+	}
 	for _, s := range e.running {
 		if s.generated == 0 || s.computed != s.numTokens-1 || s.lastToken != e.now {
 			return false
@@ -162,6 +165,10 @@ func (e *engine) decodeStretch() {
 		e.steps++
 		e.stretched++
 		e.observe(e.now, end)
+		e.stepStart = e.now // as fire() would
+		if e.admitLag {
+			e.cutoff = e.now // the next step was scheduled as this one started
+		}
 		e.now = end
 		e.itl.addN(dt, int64(n))
 		if i == firstAnswer {

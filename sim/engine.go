@@ -26,6 +26,13 @@ type engine struct {
 	dropEagleBlock   bool
 	prefixCaching    bool
 	priority         bool
+	// admitLag: async scheduling (vllm/v1/engine/core.py
+	// step_with_batch_queue, two batches in flight) schedules the next
+	// step when the current one starts, so a request that reaches the
+	// engine while a step runs joins the step after the next one. cutoff
+	// is the latest engine arrival the step being scheduled can take.
+	admitLag bool
+	cutoff   int64
 
 	stepModel stepTimer
 	sampler   *AcceptanceSampler
@@ -132,16 +139,30 @@ func (e *engine) idle(t int64) {
 // fire handles the engine's next event: it completes the step in flight,
 // then schedules the next one at the same instant.
 func (e *engine) fire() {
+	e.cutoff = never // an idle engine's loop schedules what arrives at once
 	if e.inFlight {
 		e.now = e.stepEnd
 		e.inFlight = false
 		e.complete()
+		if e.admitLag {
+			// This step was scheduled when the one just ended started.
+			e.cutoff = e.stepStart
+		}
 	}
 	if e.waiting.len() == 0 && len(e.running) == 0 {
 		return
 	}
 	e.decodeStretch()
-	if !e.schedule() {
+	scheduled := e.schedule()
+	if !scheduled && e.cutoff != never {
+		// Nothing the lagged step could take: the step scheduled now takes
+		// what has arrived. (vLLM's lagged step may still hold the wasted
+		// decode of a request that finished in the step just ended, which
+		// is not modelled: README, model limits.)
+		e.cutoff = never
+		scheduled = e.schedule()
+	}
+	if !scheduled {
 		if len(e.running) == 0 && e.waiting.len() > 0 {
 			// The head of the queue can never fit an empty cache; capacity
 			// checks make this unreachable, but never spin on it.

@@ -320,3 +320,54 @@ func TestPriorityPolicyPreemptsLowestPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncAdmissionLag: under async scheduling a request that reaches the
+// engine while a step runs joins the step after the next one (vLLM
+// schedules the next step as the current one starts); without it, the
+// next step; an idle engine takes it at once either way, and so does an
+// engine whose lagged step holds nothing.
+func TestAsyncAdmissionLag(t *testing.T) {
+	for _, lag := range []bool{false, true} {
+		e, _ := testEngine(t, 1000, 16, 1024)
+		e.admitLag = lag
+		a := newTestSeq(0, 64, 1000, 0)
+		a.engineArrival = 0
+		e.enqueue(a, 0)
+		step(t, e) // idle: a's prefill starts at 0
+		if a.firstScheduled != 0 {
+			t.Fatalf("lag %v: the idle engine scheduled a at %d; want 0", lag, a.firstScheduled)
+		}
+		// b reaches the engine 3 ms into a's first step.
+		b := newTestSeq(1, 64, 1000, 0)
+		b.engineArrival = 3_000_000
+		e.enqueue(b, b.engineArrival)
+		for b.firstScheduled < 0 {
+			step(t, e)
+		}
+		want := int64(testStep) // the step after a's prefill
+		if lag {
+			want = 2 * testStep // one step later
+		}
+		if b.firstScheduled != want {
+			t.Errorf("lag %v: b scheduled at %d ms; want %d ms", lag, b.firstScheduled/1e6, want/1e6)
+		}
+	}
+	// Alone: a request arriving during the last step of another that then
+	// finishes is taken at the next boundary: the lagged step holds
+	// nothing thinkcap runs (vLLM's holds the finished request's wasted
+	// decode, which the README's model limits name).
+	e, _ := testEngine(t, 1000, 16, 1024)
+	e.admitLag = true
+	a := newTestSeq(0, 16, 1, 0) // prefill, then done
+	e.enqueue(a, 0)
+	step(t, e)
+	b := newTestSeq(1, 16, 10, 0)
+	b.engineArrival = 1_000_000
+	e.enqueue(b, b.engineArrival)
+	for b.firstScheduled < 0 {
+		step(t, e)
+	}
+	if b.firstScheduled != testStep {
+		t.Errorf("after an empty lagged step: b scheduled at %d ms; want 10", b.firstScheduled/1e6)
+	}
+}

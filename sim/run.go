@@ -180,6 +180,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		// the README's model limits).
 		prefixCaching: !cfg.DisablePrefixCaching && capacity.Layout.SlidingGroups == 0 && capacity.Layout.FullGroups == 1,
 		priority:      cfg.SchedulingPolicy == "priority",
+		admitLag:      cfg.asyncScheduling(),
 		stepModel:     sm,
 		// Each replica has its own stream, derived from the seed and its id.
 		rngState: uint64(cfg.Seed)*0x9e3779b97f4a7c15 ^ (0x7468696e6b636170 + uint64(id)),

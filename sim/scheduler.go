@@ -66,6 +66,9 @@ func (e *engine) schedule() bool {
 	// Phase B: WAITING requests, only in a step without preemption.
 	for !preempted && e.waiting.len() > 0 && tokenBudget > 0 && len(e.running) < e.maxNumSeqs {
 		s := e.waiting.peek()
+		if e.admitLag && s.engineArrival > e.cutoff {
+			break // arrived after this step was scheduled (admitLag)
+		}
 		var h prefixHit
 		if s.computed == 0 {
 			h = e.lookup(s)
