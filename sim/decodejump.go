@@ -60,11 +60,17 @@ func (e *engine) jumpable() bool {
 	// it (admit's full - hit + evictable, or need + evictable) by at most
 	// k, even when the blocks taken are evicted from the head's own cached
 	// ones. So one check here stands for the whole stretch.
-	if e.admitting() && e.wouldAdmitHead(e.pool.available(), n) {
+	if e.lagged() {
+		// The head arrived after the next step was scheduled (admitLag):
+		// that step is decode-only whatever the head needs, and the one
+		// after may admit it, so the stretch is that one step. Under
+		// FCFS every request behind the head arrived later still; a
+		// priority queue may hold an earlier, admissible one behind it.
+		if e.priority {
+			return false
+		}
+	} else if e.admitting() && e.wouldAdmitHead(e.pool.available(), n) {
 		return false // the next step admits a request: not a decode-only one
-	}
-	if e.admitLag && e.waiting.len() > 0 && e.waiting.peek().engineArrival > e.cutoff {
-		return false // the head is admitted a step late (admitLag): take that step as usual
 	}
 	for _, s := range e.running {
 		if s.generated == 0 || s.computed != s.numTokens-1 || s.lastToken != e.now {
@@ -75,6 +81,12 @@ func (e *engine) jumpable() bool {
 		}
 	}
 	return true
+}
+
+// lagged reports whether the waiting head reached the engine after the
+// step about to be taken was scheduled (admitLag).
+func (e *engine) lagged() bool {
+	return e.admitLag && e.waiting.len() > 0 && e.waiting.peek().engineArrival > e.cutoff
 }
 
 // decodeStretch advances as many decode-only steps as it can (see the file
@@ -98,6 +110,9 @@ func (e *engine) decodeStretch() {
 	start := j.start[:bs+1]
 	clear(start)
 	steps := int(^uint(0) >> 1)
+	if e.lagged() {
+		steps = 1 // see jumpable
+	}
 	firstAnswer := steps
 	var ctx int64
 	for _, s := range e.running {
