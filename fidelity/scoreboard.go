@@ -104,24 +104,9 @@ func (p *Point) regimeOf(kind string) string {
 	r := p.Record
 	switch kind {
 	case "concurrency":
-		c := p.load()
-		switch {
-		case c <= 1.5:
-			return "1"
-		case c < 32.5:
-			return "2-32"
-		case c < 63.5:
-			return "33-63"
-		case c < 255.5:
-			return "64-255"
-		}
-		return "256+"
+		return profiles.ConcurrencyRegime(p.load())
 	case "phase":
-		in, out := meanLen(r.Workload.InputLen), meanLen(r.Workload.OutputLen)
-		if in >= 4*out {
-			return "prefill-heavy"
-		}
-		return "decode-heavy"
+		return profiles.PhaseRegime(meanLen(r.Workload.InputLen), meanLen(r.Workload.OutputLen))
 	case "architecture":
 		if p.cfg.Model.IsMoE() {
 			return "moe"

@@ -1,15 +1,12 @@
 package fidelity
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -36,13 +33,7 @@ func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) 
 		f.CVTPOT, f.CVTTFT = round(f.CVTPOT, 3), round(f.CVTTFT, 3)
 		fits[i] = f
 	}
-	var node yaml.Node
-	if err := node.Encode(struct {
-		StepFits []profiles.StepFit `yaml:"step_fits"`
-	}{fits}); err != nil {
-		return nil, err
-	}
-	node.HeadComment = fmt.Sprintf(`Step-time coefficients fitted on the measurement corpus by
+	head := fmt.Sprintf(`Step-time coefficients fitted on the measurement corpus by
   thinkcap calibrate --corpus %s --out <this file>
 on %s: %d load points replayed of %d records, from %d sources.
 Each generation's coefficients are fitted on its own points (efficiencies
@@ -53,16 +44,9 @@ errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
 		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&node); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return profiles.EncodeYAML(struct {
+		StepFits []profiles.StepFit `yaml:"step_fits"`
+	}{fits}, head)
 }
 
 // ModelErrorYAML is the scoreboard's model error as a profiles file (a
@@ -83,19 +67,13 @@ func ModelErrorYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error
 			me.Metrics[m] = append(me.Metrics[m], c)
 		}
 	}
-	var node yaml.Node
-	if err := node.Encode(struct {
-		ModelError *profiles.ModelError `yaml:"model_error"`
-	}{&me}); err != nil {
-		return nil, err
-	}
 	var cov []string
 	for _, c := range sb.Coverage {
 		if c.Kind == "all" {
 			cov = append(cov, fmt.Sprintf("%s %.1f%% of %d", c.Metric, 100*c.Covered, c.Points))
 		}
 	}
-	node.HeadComment = fmt.Sprintf(`The step model's error on real vLLM measurements, written by
+	head := fmt.Sprintf(`The step model's error on real vLLM measurements, written by
   thinkcap fidelity --corpus %s --model-error <this file>
 on %s: per metric and regime (concurrency per replica, phase), quantiles of
 ln(measured/predicted) at the levels, over the corpus's points each predicted
@@ -103,16 +81,9 @@ by coefficients fitted without its deployment. simulate, size and verify
 widen their predictions by it (--confidence). Leave-one-deployment-out
 coverage of the %.0f%% intervals: %s.`,
 		corpus, now.UTC().Format("2006-01-02"), 100*CoverageConfidence, strings.Join(cov, ", "))
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&node); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return profiles.EncodeYAML(struct {
+		ModelError *profiles.ModelError `yaml:"model_error"`
+	}{&me}, head)
 }
 
 // WriteModelError writes ModelErrorYAML to path.

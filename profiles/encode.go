@@ -1,7 +1,6 @@
 package profiles
 
 import (
-	"bytes"
 	"slices"
 
 	"gopkg.in/yaml.v3"
@@ -35,16 +34,7 @@ func EncodeTrafficYAML(ts []Traffic, head string, comment func(profile, class in
 			}
 		}
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&root); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return encodeNode(&root)
 }
 
 // mappingValue is the value of key in a mapping node; the keys asked for

@@ -105,19 +105,5 @@ func parseStepCoefficients(path string, data []byte) (StepCoefficients, error) {
 // the struct's order) under a head comment, which LoadStepCoefficients
 // reads back.
 func EncodeStepCoefficients(s StepCoefficients, head string) ([]byte, error) {
-	var node yaml.Node
-	if err := node.Encode(s); err != nil {
-		return nil, err
-	}
-	node.HeadComment = head
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&node); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return EncodeYAML(s, head)
 }
