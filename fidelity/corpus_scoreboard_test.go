@@ -113,7 +113,7 @@ func checkCoverage(t *testing.T, sb *Scoreboard, cat *profiles.Catalog) {
 		for _, c := range cells {
 			found := false
 			for _, e := range emb.Metrics[m] {
-				if e.Concurrency != c.Concurrency || e.Phase != c.Phase {
+				if e.Concurrency != c.Concurrency || e.Phase != c.Phase || e.Generation != c.Generation {
 					continue
 				}
 				found = e.Points == c.Points
@@ -122,7 +122,7 @@ func checkCoverage(t *testing.T, sb *Scoreboard, cat *profiles.Catalog) {
 				}
 			}
 			if !found {
-				t.Errorf("%s %q/%q: profiles/data/model-error.yaml is not the corpus's residuals now (run make refit)", m, c.Concurrency, c.Phase)
+				t.Errorf("%s %q/%q/%q: profiles/data/model-error.yaml is not the corpus's residuals now (run make refit)", m, c.Concurrency, c.Phase, c.Generation)
 			}
 		}
 	}

@@ -17,8 +17,8 @@ var ModelErrorLevels = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0
 // residual is one point's cross-validated error on one metric,
 // ln(measured/predicted), with the regime and deployment it belongs to.
 type residual struct {
-	metric, concurrency, phase, deployment string
-	r                                      float64
+	metric, concurrency, phase, deployment, generation string
+	r                                                  float64
 }
 
 // residualsOf are the points' cross-validated residuals: what the model
@@ -27,11 +27,11 @@ type residual struct {
 func residualsOf(points []*Point) []residual {
 	var out []residual
 	for _, p := range points {
-		conc, phase := p.regimeOf("concurrency"), p.regimeOf("phase")
+		conc, phase, gen := p.regimeOf("concurrency"), p.regimeOf("phase"), p.regimeOf("generation")
 		for _, m := range slices.Sorted(maps.Keys(p.CV)) {
 			pr := p.CV[m]
 			if pr.Measured > 0 && pr.Predicted > 0 {
-				out = append(out, residual{m, conc, phase, p.Deployment, math.Log(pr.Measured / pr.Predicted)})
+				out = append(out, residual{m, conc, phase, p.Deployment, gen, math.Log(pr.Measured / pr.Predicted)})
 			}
 		}
 	}
@@ -43,14 +43,14 @@ func residualsOf(points []*Point) []residual {
 // (none when exclude is empty).
 func modelErrorOf(res []residual, exclude, source string) *profiles.ModelError {
 	me := &profiles.ModelError{Source: source, Levels: ModelErrorLevels, Metrics: map[string][]profiles.ModelErrorCell{}}
-	type key struct{ metric, conc, phase string }
+	type key struct{ metric, conc, phase, gen string }
 	vals := map[key][]float64{}
 	deps := map[key]map[string]bool{}
 	for _, r := range res {
 		if r.deployment == exclude && exclude != "" {
 			continue
 		}
-		for _, k := range []key{{r.metric, r.concurrency, r.phase}, {r.metric, r.concurrency, ""}, {r.metric, "", r.phase}, {r.metric, "", ""}} {
+		for _, k := range []key{{r.metric, r.concurrency, r.phase, ""}, {r.metric, r.concurrency, "", ""}, {r.metric, "", r.phase, ""}, {r.metric, "", "", ""}, {r.metric, "", "", r.generation}} {
 			vals[k] = append(vals[k], r.r)
 			if deps[k] == nil {
 				deps[k] = map[string]bool{}
@@ -59,7 +59,7 @@ func modelErrorOf(res []residual, exclude, source string) *profiles.ModelError {
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(vals), func(a, b key) int {
-		for _, c := range [][2]string{{a.metric, b.metric}, {a.conc, b.conc}, {a.phase, b.phase}} {
+		for _, c := range [][2]string{{a.metric, b.metric}, {a.gen, b.gen}, {a.conc, b.conc}, {a.phase, b.phase}} {
 			if c[0] != c[1] {
 				if c[0] < c[1] {
 					return -1
@@ -77,7 +77,7 @@ func modelErrorOf(res []residual, exclude, source string) *profiles.ModelError {
 			q[i] = sortedQuantile(v, l)
 		}
 		me.Metrics[k.metric] = append(me.Metrics[k.metric], profiles.ModelErrorCell{
-			Concurrency: k.conc, Phase: k.phase, Points: len(v), Deployments: len(deps[k]), Q: q})
+			Concurrency: k.conc, Phase: k.phase, Generation: k.gen, Points: len(v), Deployments: len(deps[k]), Q: q})
 	}
 	return me
 }
@@ -121,18 +121,18 @@ func coverageOf(res []residual, confidence float64) []Coverage {
 			me = modelErrorOf(res, r.deployment, "")
 			byDep[r.deployment] = me
 		}
-		lo, _, hi, _, ok := me.Band(r.metric, r.concurrency, r.phase, confidence)
+		lo, _, hi, _, ok := me.Band(r.metric, profiles.ErrorRegime{Concurrency: r.concurrency, Phase: r.phase, Generation: r.generation}, confidence)
 		if !ok {
 			continue // no other deployment measured the metric
 		}
-		for _, k := range []key{{r.metric, "all", ""}, {r.metric, "concurrency", r.concurrency}, {r.metric, "phase", r.phase}} {
+		for _, k := range []key{{r.metric, "all", ""}, {r.metric, "concurrency", r.concurrency}, {r.metric, "phase", r.phase}, {r.metric, "generation", r.generation}} {
 			n[k]++
 			if lo <= r.r && r.r <= hi {
 				in[k]++
 			}
 		}
 	}
-	order := map[string]int{"all": 0, "concurrency": 1, "phase": 2, "1": 0, "2-32": 1, "33-63": 2, "64-255": 3, "256+": 4}
+	order := map[string]int{"all": 0, "concurrency": 1, "phase": 2, "generation": 3, "1": 0, "2-32": 1, "33-63": 2, "64-255": 3, "256+": 4}
 	keys := slices.SortedFunc(maps.Keys(n), func(a, b key) int {
 		if a.metric != b.metric {
 			return slices.Index(Metrics3, a.metric) - slices.Index(Metrics3, b.metric)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
 )
 
 // TestModelErrorCoverage: residuals drawn alike for every deployment
@@ -17,23 +19,23 @@ func TestModelErrorCoverage(t *testing.T) {
 	var res []residual
 	for d := range 40 {
 		for range 60 {
-			res = append(res, residual{MetricTPOT, "2-32", "decode-heavy", fmt.Sprint("d", d), -0.1 + 0.2*r.NormFloat64()})
+			res = append(res, residual{MetricTPOT, "2-32", "decode-heavy", fmt.Sprint("d", d), "hopper", -0.1 + 0.2*r.NormFloat64()})
 		}
 		for range 20 {
-			res = append(res, residual{MetricTPOT, "256+", "decode-heavy", fmt.Sprint("d", d), 0.6 * r.NormFloat64()})
+			res = append(res, residual{MetricTPOT, "256+", "decode-heavy", fmt.Sprint("d", d), "hopper", 0.6 * r.NormFloat64()})
 		}
 	}
 	me := modelErrorOf(res, "", "test")
-	lo, mid, hi, cell, ok := me.Band(MetricTPOT, "2-32", "decode-heavy", 0.9)
-	if !ok || cell.Concurrency != "2-32" || cell.Phase != "decode-heavy" {
-		t.Fatalf("band from %+v (ok %v); want the regime's own cell", cell, ok)
+	lo, mid, hi, cells, ok := me.Band(MetricTPOT, profiles.ErrorRegime{Concurrency: "2-32", Phase: "decode-heavy"}, 0.9)
+	if !ok || cells[0].Concurrency != "2-32" || cells[0].Phase != "decode-heavy" {
+		t.Fatalf("band from %+v (ok %v); want the regime's own cell", cells, ok)
 	}
 	if math.Abs(mid+0.1) > 0.02 || math.Abs(lo-(-0.1-1.645*0.2)) > 0.03 || math.Abs(hi-(-0.1+1.645*0.2)) > 0.03 {
 		t.Errorf("90%% band [%.3f, %.3f], median %.3f; want about [-0.429, 0.229], -0.1", lo, hi, mid)
 	}
 	// An unknown regime falls back to the whole corpus.
-	if _, _, _, cell, ok := me.Band(MetricTPOT, "33-63", "prefill-heavy", 0.9); !ok || cell.Concurrency != "" || cell.Phase != "" {
-		t.Errorf("unknown regime used %+v; want the whole corpus's cell", cell)
+	if _, _, _, cells, ok := me.Band(MetricTPOT, profiles.ErrorRegime{Concurrency: "33-63", Phase: "prefill-heavy"}, 0.9); !ok || cells[0].Concurrency != "" || cells[0].Phase != "" {
+		t.Errorf("unknown regime used %+v; want the whole corpus's cell", cells)
 	}
 	for _, c := range coverageOf(res, 0.9) {
 		if c.Kind == "phase" {
@@ -45,8 +47,8 @@ func TestModelErrorCoverage(t *testing.T) {
 		}
 	}
 	// A deployment's interval is built without its own residuals.
-	_, _, _, cell, _ = modelErrorOf(res, "d0", "").Band(MetricTPOT, "2-32", "decode-heavy", 0.9)
-	if cell.Points != 39*60 || cell.Deployments != 39 {
-		t.Errorf("leaving d0 out: the cell has %d points of %d deployments; want 2340 of 39", cell.Points, cell.Deployments)
+	_, _, _, cells, _ = modelErrorOf(res, "d0", "").Band(MetricTPOT, profiles.ErrorRegime{Concurrency: "2-32", Phase: "decode-heavy"}, 0.9)
+	if cells[0].Points != 39*60 || cells[0].Deployments != 39 {
+		t.Errorf("leaving d0 out: the cell has %d points of %d deployments; want 2340 of 39", cells[0].Points, cells[0].Deployments)
 	}
 }

@@ -164,7 +164,7 @@ func writeCoverage(w io.Writer, cov []Coverage) error {
 		cells[k][c.Metric] = c
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
-		rank := map[string]int{"all": 0, "concurrency": 1, "phase": 2}
+		rank := map[string]int{"all": 0, "concurrency": 1, "phase": 2, "generation": 3}
 		return rank[a.kind] - rank[b.kind]
 	})
 	t := analysis.NewLabeledTable(w, 2, fmt.Sprintf("%.0f%% model interval covers", 100*conf), "", "TPOT", "TTFT", "throughput")

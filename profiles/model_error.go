@@ -28,10 +28,13 @@ type ModelError struct {
 
 // ModelErrorCell is one regime's residual quantiles. An empty Concurrency
 // or Phase means every one: the cell with both empty is the metric's
-// whole corpus, the fallback of a regime with too few points.
+// whole corpus, the fallback of a regime with too few points. A cell
+// with a Generation holds that GPU generation's points alone (and no
+// concurrency or phase).
 type ModelErrorCell struct {
 	Concurrency string    `yaml:"concurrency,omitempty" json:"concurrency,omitempty"` // "1", "2-32", "33-63", "64-255", "256+"
 	Phase       string    `yaml:"phase,omitempty" json:"phase,omitempty"`             // "prefill-heavy" or "decode-heavy"
+	Generation  string    `yaml:"generation,omitempty" json:"generation,omitempty"`   // "ampere", "hopper", "blackwell"
 	Points      int       `yaml:"points" json:"points"`
 	Deployments int       `yaml:"deployments" json:"deployments"`
 	Q           []float64 `yaml:"q,flow" json:"q"` // ln(measured/predicted) at Levels
@@ -71,29 +74,81 @@ func PhaseRegime(in, out float64) string {
 	return "decode-heavy"
 }
 
+// ErrorRegime is where a prediction lies among the corpus's slices.
+type ErrorRegime struct {
+	Concurrency, Phase, Generation string
+}
+
 // Band is the metric's model interval at confidence in a regime: lo, mid
 // and hi are ln(measured/predicted) at (1−c)/2, ½ and (1+c)/2, from the
 // regime's cell (both keys), else its concurrency's, else its phase's,
-// else the metric's whole corpus; cell says which. ok is false when the
-// metric has no cell.
-func (m *ModelError) Band(metric, concurrency, phase string, confidence float64) (lo, mid, hi float64, cell ModelErrorCell, ok bool) {
+// else the metric's whole corpus; each side stretched by as much as its
+// GPU generation's spread exceeds the whole corpus's, where that
+// generation's cell holds enough points (a generation whose deployments
+// the model misses more, as Ampere's, is not covered by the others'
+// spread; one no wider leaves the regime's band as it is). cells are the
+// cells used, the regime's first. ok is false when the metric has no
+// cell.
+func (m *ModelError) Band(metric string, r ErrorRegime, confidence float64) (lo, mid, hi float64, cells []ModelErrorCell, ok bool) {
 	if m == nil {
-		return 0, 0, 0, cell, false
+		return 0, 0, 0, nil, false
 	}
-	cells := m.Metrics[metric]
-	for _, key := range [][2]string{{concurrency, phase}, {concurrency, ""}, {"", phase}, {"", ""}} {
-		for _, c := range cells {
-			if c.Concurrency != key[0] || c.Phase != key[1] {
+	a := (1 - confidence) / 2
+	all := m.Metrics[metric]
+	for _, key := range [][2]string{{r.Concurrency, r.Phase}, {r.Concurrency, ""}, {"", r.Phase}, {"", ""}} {
+		for _, c := range all {
+			if c.Generation != "" || c.Concurrency != key[0] || c.Phase != key[1] {
 				continue
 			}
-			if (key != [2]string{"", ""}) && (c.Points < MinModelErrorPoints || c.Deployments < MinModelErrorDeployments) {
+			if (key != [2]string{"", ""}) && !c.enough() {
 				continue
 			}
-			a := (1 - confidence) / 2
-			return m.quantile(c.Q, a), m.quantile(c.Q, 0.5), m.quantile(c.Q, 1-a), c, true
+			lo, mid, hi = m.quantile(c.Q, a), m.quantile(c.Q, 0.5), m.quantile(c.Q, 1-a)
+			cells, ok = []ModelErrorCell{c}, true
+			break
+		}
+		if ok {
+			break
 		}
 	}
-	return 0, 0, 0, cell, false
+	if !ok || r.Generation == "" {
+		return lo, mid, hi, cells, ok
+	}
+	var whole, gen *ModelErrorCell
+	for i := range all {
+		c := &all[i]
+		switch {
+		case c.Generation == "" && c.Concurrency == "" && c.Phase == "":
+			whole = c
+		case c.Generation == r.Generation && c.enough():
+			gen = c
+		}
+	}
+	if whole == nil || gen == nil {
+		return lo, mid, hi, cells, ok
+	}
+	// The generation's spread against the whole corpus's, side by side:
+	// a wider one stretches the regime's band by as much.
+	wlo, wmid, whi := m.quantile(whole.Q, a), m.quantile(whole.Q, 0.5), m.quantile(whole.Q, 1-a)
+	glo, gmid, ghi := m.quantile(gen.Q, a), m.quantile(gen.Q, 0.5), m.quantile(gen.Q, 1-a)
+	below, above := 1.0, 1.0
+	if wmid > wlo {
+		below = max(1, (gmid-glo)/(wmid-wlo))
+	}
+	if whi > wmid {
+		above = max(1, (ghi-gmid)/(whi-wmid))
+	}
+	if below > 1 || above > 1 {
+		lo, hi = mid-(mid-lo)*below, mid+(hi-mid)*above
+		cells = append(cells, *gen)
+	}
+	return lo, mid, hi, cells, ok
+}
+
+// enough reports whether a regime's cell holds the points to be used
+// rather than its fallback.
+func (c *ModelErrorCell) enough() bool {
+	return c.Points >= MinModelErrorPoints && c.Deployments >= MinModelErrorDeployments
 }
 
 // quantile interpolates the cell's quantiles at level p, linearly between
@@ -128,7 +183,7 @@ func (m *ModelError) problems() []error {
 	for metric, cells := range m.Metrics {
 		whole := false
 		for _, c := range cells {
-			whole = whole || (c.Concurrency == "" && c.Phase == "")
+			whole = whole || (c.Concurrency == "" && c.Phase == "" && c.Generation == "")
 			if len(c.Q) != len(m.Levels) {
 				errs = append(errs, fmt.Errorf("model_error: %s %s/%s: %d quantiles for %d levels", metric, c.Concurrency, c.Phase, len(c.Q), len(m.Levels)))
 				continue

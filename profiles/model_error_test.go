@@ -27,16 +27,37 @@ func TestModelErrorBand(t *testing.T) {
 		{"64-255", "decode-heavy", 0.5, -1.0 / 6, 1.0 / 6}, // interpolated at 0.25 and 0.75
 		{"64-255", "decode-heavy", 0.99, -0.3, 0.3},        // flat beyond the levels
 	} {
-		lo, _, hi, _, ok := me.Band("tpot", c.conc, c.phase, c.conf)
+		lo, _, hi, _, ok := me.Band("tpot", ErrorRegime{Concurrency: c.conc, Phase: c.phase}, c.conf)
 		if !ok || math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 {
 			t.Errorf("%s/%s at %.2f: [%g, %g] (ok %v); want [%g, %g]", c.conc, c.phase, c.conf, lo, hi, ok, c.lo, c.hi)
 		}
 	}
-	if _, _, _, _, ok := me.Band("ttft", "1", "decode-heavy", 0.9); ok {
+	if _, _, _, _, ok := me.Band("ttft", ErrorRegime{Concurrency: "1", Phase: "decode-heavy"}, 0.9); ok {
 		t.Error("a metric without cells gave a band")
 	}
+	// A generation whose own cell is wider than the whole corpus's
+	// (−0.3, 0, 0.3) stretches the regime's band by as much on that side;
+	// one too small, or no wider, leaves it.
+	me.Metrics["tpot"] = append(me.Metrics["tpot"],
+		ModelErrorCell{Generation: "ampere", Points: 113, Deployments: 12, Q: []float64{-0.6, 0, 0.2}},
+		ModelErrorCell{Generation: "volta", Points: 10, Deployments: 1, Q: []float64{-2, 0, 2}},
+		ModelErrorCell{Generation: "hopper", Points: 800, Deployments: 60, Q: []float64{-0.2, 0, 0.2}})
+	for _, c := range []struct {
+		gen    string
+		lo, hi float64
+		cells  int
+	}{{"ampere", -0.6, 0.3, 2}, {"volta", -0.3, 0.3, 1}, {"hopper", -0.3, 0.3, 1}, {"ampere-c1", -0.2, 0.1, 2}} {
+		reg := ErrorRegime{Concurrency: "64-255", Phase: "decode-heavy", Generation: c.gen}
+		if c.gen == "ampere-c1" {
+			reg = ErrorRegime{Concurrency: "1", Generation: "ampere"} // the concurrency cell ±0.1, stretched twice below
+		}
+		lo, _, hi, cells, _ := me.Band("tpot", reg, 0.9)
+		if math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 || len(cells) != c.cells {
+			t.Errorf("%s: [%g, %g] from %d cells; want [%g, %g] from %d", c.gen, lo, hi, len(cells), c.lo, c.hi, c.cells)
+		}
+	}
 	var nilME *ModelError
-	if _, _, _, _, ok := nilME.Band("tpot", "1", "", 0.9); ok {
+	if _, _, _, _, ok := nilME.Band("tpot", ErrorRegime{Concurrency: "1"}, 0.9); ok {
 		t.Error("no model error gave a band")
 	}
 }

@@ -33,6 +33,7 @@ const AutoSeedsMaxRequests = 20000
 type Regime struct {
 	Concurrency string // profiles.ConcurrencyRegime of the mean running per replica
 	Phase       string // profiles.PhaseRegime of the mean prompt and output
+	Generation  string // the GPU's generation (profiles.GPU.Generation)
 	// Saturated: the servers set the throughput (a closed loop, or an
 	// open loop with a queue: half a request waiting per replica on
 	// average), so the model's error bears on it; an open loop that keeps
@@ -46,12 +47,13 @@ type Regime struct {
 func (r Regime) String() string { return "concurrency " + r.Concurrency + ", " + r.Phase }
 
 // RegimeOf is the run's regime: its mean running and waiting requests per
-// replica, the traffic's mean prompt and output, and whether it was a
-// closed loop.
-func RegimeOf(s *analysis.Summary, replicas int, meanPrompt, meanOutput float64, closedLoop bool) Regime {
+// replica, the traffic's mean prompt and output, whether it was a closed
+// loop, and its GPU's generation.
+func RegimeOf(s *analysis.Summary, replicas int, meanPrompt, meanOutput float64, closedLoop bool, generation string) Regime {
 	r := Regime{
 		Concurrency: profiles.ConcurrencyRegime(s.Running.Mean / float64(max(replicas, 1))),
 		Phase:       profiles.PhaseRegime(meanPrompt, meanOutput),
+		Generation:  generation,
 		OpenLoop:    !closedLoop,
 	}
 	r.Saturated = closedLoop || s.Waiting.Mean/float64(max(replicas, 1)) >= 0.5
@@ -95,10 +97,11 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 		iv.Traffic = traffic
 	}
 	band := func(figure, metric, note string) (lo, mid, hi float64, ok bool) {
-		lo, mid, hi, cell, ok := me.Band(metric, reg.Concurrency, reg.Phase, confidence)
+		lo, mid, hi, cells, ok := me.Band(metric, profiles.ErrorRegime{Concurrency: reg.Concurrency, Phase: reg.Phase, Generation: reg.Generation}, confidence)
 		if !ok {
 			return 0, 0, 0, false
 		}
+		cell := cells[0]
 		regime := "the whole corpus"
 		switch {
 		case cell.Concurrency != "" && cell.Phase != "":
@@ -108,7 +111,12 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 		case cell.Phase != "":
 			regime = cell.Phase
 		}
-		iv.Model[figure] = analysis.ModelBand{Metric: metric, Regime: regime, Points: cell.Points,
+		points := cell.Points
+		for _, g := range cells[1:] {
+			regime += "; widened to " + g.Generation + "'s"
+			points += g.Points
+		}
+		iv.Model[figure] = analysis.ModelBand{Metric: metric, Regime: regime, Points: points,
 			Factor: analysis.Range{math.Exp(lo), math.Exp(hi)}, Note: note}
 		return lo, mid, hi, true
 	}
@@ -201,7 +209,7 @@ func (o *SimulateOptions) intervals(cat *profiles.Catalog, run *Simulation, cfg 
 		replicas += max(p.Config.Replicas, 1)
 	}
 	prompt, output := TrafficMeans(reqs)
-	reg := RegimeOf(&run.Summary, replicas, prompt, output, o.Traffic.Concurrency > 0)
+	reg := RegimeOf(&run.Summary, replicas, prompt, output, o.Traffic.Concurrency > 0, cfg.GPU.Generation)
 	run.Summary.Intervals = ModelIntervals(run.Summary, traffic, seeds, cat.ModelError, reg, conf)
 	return nil
 }

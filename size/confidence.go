@@ -124,7 +124,8 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 			if len(vals) > 1 {
 				tr = analysis.PredictionInterval(vals, c.Level)
 			}
-			lo, mid, hi, _, ok := rn.opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), conc, phase, c.Level)
+			reg := profiles.ErrorRegime{Concurrency: conc, Phase: phase, Generation: rn.cfg.GPU.Generation}
+			lo, mid, hi, _, ok := rn.opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), reg, c.Level)
 			iv := sim.Widen(p, tr, lo, mid, hi, ok)
 			edges = append(edges, Edge{SLO: s.String(), LimitS: s.LimitS, PointS: p, LoS: iv[0], HiS: iv[1]})
 			worst = max(worst, iv[1]/s.LimitS)
@@ -143,14 +144,15 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 // curveBand is a capacity-curve point's interval of the first SLO's
 // statistic: the model's error alone (the curve is one draw of the
 // traffic), in the regime of one replica at that rate.
-func curveBand(opt *Options, m *Measurement, ratePerS float64, phase string) (lo, hi float64) {
+func curveBand(opt *Options, m *Measurement, ratePerS float64, phase, generation string) (lo, hi float64) {
 	level := sim.DefaultConfidence
 	if opt.Confidence != nil && opt.Confidence.Level > 0 {
 		level = opt.Confidence.Level
 	}
 	s := opt.SLOs[0]
 	conc := profiles.ConcurrencyRegime(ratePerS * m.Latencies.E2E.Mean)
-	qlo, mid, qhi, _, ok := opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), conc, phase, level)
+	reg := profiles.ErrorRegime{Concurrency: conc, Phase: phase, Generation: generation}
+	qlo, mid, qhi, _, ok := opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), reg, level)
 	if !ok {
 		return 0, 0
 	}

@@ -411,7 +411,7 @@ func maxRate(rn *runner, reqs []workload.Request, guess float64) (float64, []Cur
 		}
 		pt := CurvePoint{RatePerS: rate, ValueS: opt.SLOs[0].Of(m.Latencies), Passes: m.Passes(), Complete: m.Complete}
 		if m.Complete {
-			pt.LoS, pt.HiS = curveBand(opt, &m, rate, phase)
+			pt.LoS, pt.HiS = curveBand(opt, &m, rate, phase, rn.cfg.GPU.Generation)
 		}
 		curve = append(curve, pt)
 		return m.Passes(), nil

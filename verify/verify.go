@@ -75,6 +75,6 @@ func predictionIntervals(cfg *sim.Config, p *Prediction) *analysis.Intervals {
 	if n := float64(len(p.PredictedResults)); n > 0 {
 		prompt, output = prompt/n, output/n
 	}
-	reg := sim.RegimeOf(&p.Predicted, max(cfg.Replicas, 1), prompt, output, false)
+	reg := sim.RegimeOf(&p.Predicted, max(cfg.Replicas, 1), prompt, output, false, cfg.GPU.Generation)
 	return sim.ModelIntervals(p.Predicted, nil, 1, modelError(), reg, sim.DefaultConfidence)
 }
