@@ -247,7 +247,7 @@ func (c *cluster) horizonFor(e *engine) int64 {
 			}
 		}
 	} else {
-		h = min(h, c.transit.next())
+		h = min(h, nextTransit(c.transit))
 	}
 	if ta != never {
 		switch {

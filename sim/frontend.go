@@ -101,73 +101,14 @@ func (a *apiServer) take(i int, t int64) apiJob {
 }
 
 // apiJobs orders the requests in an API server by when they are done
-// (then by request, so simultaneous ones keep their order). A typed binary
-// heap: container/heap would box every request it holds.
-type apiJobs []apiJob
+// (then by request, so simultaneous ones keep their order).
+type apiJobs = minHeap[apiJob]
 
-func (h apiJobs) less(i, j int) bool {
-	return h[i].done < h[j].done || h[i].done == h[j].done && h[i].s.idx < h[j].s.idx
+func (x apiJob) before(y apiJob) bool {
+	return x.done < y.done || x.done == y.done && x.s.idx < y.s.idx
 }
 
-func (h *apiJobs) push(x apiJob) {
-	*h = append(*h, x)
-	h.up(len(*h) - 1)
-}
-
-// remove takes out the element at i and returns it.
-func (h *apiJobs) remove(i int) apiJob {
-	q := *h
-	x := q[i]
-	last := len(q) - 1
-	q[i] = q[last]
-	q[last] = apiJob{}
-	q = q[:last]
-	*h = q
-	if i < len(q) {
-		q.down(i)
-		q.up(i)
-	}
-	return x
-}
-
-func (h apiJobs) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (h apiJobs) down(i int) {
-	for {
-		l, m := 2*i+1, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// find is the index of s, or -1 (a live request cancelled while the front
-// end still has it).
-func (h apiJobs) find(s *seq) int {
-	for i := range h {
-		if h[i].s == s {
-			return i
-		}
-	}
-	return -1
-}
+func (x apiJob) request() *seq { return x.s }
 
 // inTransit is a request whose work is done, waiting out the rest of its
 // latency before it reaches engine e.
@@ -179,77 +120,21 @@ type inTransit struct {
 
 // transitHeap orders requests in transit by when they reach their engine
 // (then by request, so simultaneous ones keep their order).
-type transitHeap []inTransit
+type transitHeap = minHeap[inTransit]
 
-func (h transitHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].s.idx < h[j].s.idx
+func (x inTransit) before(y inTransit) bool {
+	return x.at < y.at || x.at == y.at && x.s.idx < y.s.idx
 }
 
-func (h *transitHeap) push(x inTransit) {
-	*h = append(*h, x)
-	h.up(len(*h) - 1)
-}
+func (x inTransit) request() *seq { return x.s }
 
-// remove takes out the element at i and returns it.
-func (h *transitHeap) remove(i int) inTransit {
-	q := *h
-	x := q[i]
-	last := len(q) - 1
-	q[i] = q[last]
-	q[last] = inTransit{}
-	q = q[:last]
-	*h = q
-	if i < len(q) {
-		q.down(i)
-		q.up(i)
-	}
-	return x
-}
-
-func (h transitHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (h transitHeap) down(i int) {
-	for {
-		l, m := 2*i+1, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// next is when the first request in transit reaches its engine, or never.
-func (h transitHeap) next() int64 {
+// nextTransit is when the first request in transit reaches its engine, or
+// never.
+func nextTransit(h transitHeap) int64 {
 	if len(h) == 0 {
 		return never
 	}
 	return h[0].at
-}
-
-// find is the index of s in the heap, or -1.
-func (h transitHeap) find(s *seq) int {
-	for i := range h {
-		if h[i].s == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // toEngine sends s, arrived at t, through e's API server. It returns e
@@ -300,7 +185,7 @@ func (c *cluster) nextServed() (int64, *engine) {
 // nextFront is the front end's next event, or never.
 func (c *cluster) nextFront() int64 {
 	t, _ := c.nextServed()
-	return min(t, c.transit.next())
+	return min(t, nextTransit(c.transit))
 }
 
 // front handles the front end's next event: a request out of transit into
@@ -308,7 +193,7 @@ func (c *cluster) nextFront() int64 {
 // changed, or nil.
 func (c *cluster) front() *engine {
 	ts, e := c.nextServed()
-	if tt := c.transit.next(); tt <= ts {
+	if tt := nextTransit(c.transit); tt <= ts {
 		x := c.transit.remove(0)
 		return c.pass(x.e, x.s, x.at, x.at)
 	}
