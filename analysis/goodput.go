@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,26 +68,27 @@ func parseGoodputSLO(item string) (GoodputSLO, error) {
 	if metric == "e2el" {
 		metric = "e2e" // vLLM's name for it
 	}
-	if !contains(GoodputMetrics, metric) {
+	if !slices.Contains(GoodputMetrics, metric) {
 		return GoodputSLO{}, fmt.Errorf("%q: unknown metric %q (one of %s)", item, key, strings.Join(GoodputMetrics, ", "))
 	}
-	limit, err := goodputLimit(strings.TrimSpace(value), vllmStyle)
+	limit, err := ParseLatencyLimit(strings.TrimSpace(value), vllmStyle)
 	if err != nil {
 		return GoodputSLO{}, fmt.Errorf("%q: %w", item, err)
 	}
 	return GoodputSLO{Metric: metric, LimitS: limit}, nil
 }
 
-// goodputLimit reads 2s or 50ms; a bare number is milliseconds in vLLM's
-// key:value form and an error otherwise, where 60 could be either unit.
-func goodputLimit(v string, vllmStyle bool) (float64, error) {
+// ParseLatencyLimit reads a latency bound, 2s, 1.5s or 50ms, as seconds;
+// a bare number is milliseconds where bareMillis (vLLM's --goodput
+// key:value form) and an error otherwise, where 60 could be either unit.
+func ParseLatencyLimit(v string, bareMillis bool) (float64, error) {
 	num, scale := v, 1e-3
 	switch {
 	case strings.HasSuffix(v, "ms"):
 		num = strings.TrimSuffix(v, "ms")
 	case strings.HasSuffix(v, "s"):
 		num, scale = strings.TrimSuffix(v, "s"), 1
-	case !vllmStyle:
+	case !bareMillis:
 		return 0, fmt.Errorf("duration %q needs a unit: s or ms", v)
 	}
 	x, err := strconv.ParseFloat(num, 64)
@@ -94,15 +96,6 @@ func goodputLimit(v string, vllmStyle bool) (float64, error) {
 		return 0, fmt.Errorf("duration %q must be a positive number of s or ms", v)
 	}
 	return x * scale, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Goodput is how many user requests met every SLO: the completed ones

@@ -3,6 +3,7 @@ package size
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,7 +162,7 @@ func (s Space) Validate() error {
 		}
 	}
 	for _, kv := range s.KVCacheDtypes {
-		if !contains(sim.KVCacheDtypes, kv) {
+		if !slices.Contains(sim.KVCacheDtypes, kv) {
 			errs = append(errs, fmt.Errorf("--kv-cache-dtype: unknown %q (valid: %s)", kv, strings.Join(sim.KVCacheDtypes, ", ")))
 		}
 	}

@@ -3,7 +3,7 @@ package size
 import (
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,41 +109,13 @@ func parseSLO(item string) (SLO, error) {
 		return SLO{}, fmt.Errorf("%q: want metric_stat=duration, e.g. ttft_p99=2s", item)
 	}
 	metric, stat, _ := strings.Cut(strings.ToLower(strings.TrimSpace(key)), "_")
-	if !contains(Metrics, metric) || !contains(Stats, stat) {
+	if !slices.Contains(Metrics, metric) || !slices.Contains(Stats, stat) {
 		return SLO{}, fmt.Errorf("%q: unknown SLO %q (metrics %s; stats %s)", item, key,
 			strings.Join(Metrics, ", "), strings.Join(Stats, ", "))
 	}
-	limit, err := parseDuration(strings.TrimSpace(value))
+	limit, err := analysis.ParseLatencyLimit(strings.TrimSpace(value), false)
 	if err != nil {
 		return SLO{}, fmt.Errorf("%q: %w", item, err)
 	}
 	return SLO{Metric: metric, Stat: stat, LimitS: limit}, nil
-}
-
-// parseDuration reads 2s, 1.5s or 60ms as seconds; a bare number is an
-// error, since 60 could be either unit.
-func parseDuration(v string) (float64, error) {
-	num, scale := "", 0.0
-	switch {
-	case strings.HasSuffix(v, "ms"):
-		num, scale = strings.TrimSuffix(v, "ms"), 1e-3
-	case strings.HasSuffix(v, "s"):
-		num, scale = strings.TrimSuffix(v, "s"), 1
-	default:
-		return 0, fmt.Errorf("duration %q needs a unit: s or ms", v)
-	}
-	x, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
-		return 0, fmt.Errorf("duration %q must be a positive number of s or ms", v)
-	}
-	return x * scale, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package size
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -60,7 +61,7 @@ func FuzzParseSLOs(f *testing.F) {
 			return
 		}
 		for _, slo := range slos {
-			if !(slo.LimitS > 0) || !contains(Metrics, slo.Metric) || !contains(Stats, slo.Stat) {
+			if !(slo.LimitS > 0) || !slices.Contains(Metrics, slo.Metric) || !slices.Contains(Stats, slo.Stat) {
 				t.Fatalf("%q gave %+v", s, slo)
 			}
 		}
