@@ -182,7 +182,7 @@ func (r *runner) openLoop(ctx context.Context) {
 		if r.deadlineReached(scheduled) {
 			return
 		}
-		if !sleepUntil(ctx, scheduled) {
+		if !SleepUntil(ctx, scheduled) {
 			return
 		}
 		if limit != nil {
@@ -214,7 +214,7 @@ func (r *runner) closedLoop(ctx context.Context) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			if r.cfg.WorkerStart != nil && !sleepUntil(ctx, r.start.Add(r.cfg.WorkerStart(k))) {
+			if r.cfg.WorkerStart != nil && !SleepUntil(ctx, r.start.Add(r.cfg.WorkerStart(k))) {
 				return
 			}
 			for {
@@ -280,7 +280,7 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 		if turn := &r.cfg.Requests[k]; turn.SessionID != "" {
 			// A session's next turn: the user's (or tool's) think time after
 			// this answer, then a request measured from its own sending.
-			if !sleepUntil(ctx, time.Now().Add(time.Duration(turn.ThinkTimeS*float64(time.Second)))) {
+			if !SleepUntil(ctx, time.Now().Add(time.Duration(turn.ThinkTimeS*float64(time.Second)))) {
 				r.cancelled(k, req.ID, scheduled)
 				continue
 			}
@@ -341,10 +341,10 @@ func (r *runner) outcome(end time.Time) Outcome {
 	return o
 }
 
-// sleepUntil waits until t or until ctx is done, and reports whether t
+// SleepUntil waits until t or until ctx is done, and reports whether t
 // came. Timers on Linux wake within tens of microseconds, well inside the
 // 2 ms lag target at 500 req/s.
-func sleepUntil(ctx context.Context, t time.Time) bool {
+func SleepUntil(ctx context.Context, t time.Time) bool {
 	d := time.Until(t)
 	if d <= 0 {
 		return ctx.Err() == nil

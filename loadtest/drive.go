@@ -35,7 +35,7 @@ func (r *run) drive(ctx context.Context) (loadgen.Outcome, error) {
 	if !o.StartAt.IsZero() {
 		if late := time.Since(o.StartAt); late > 0 {
 			fmt.Fprintf(o.Stderr, "thinkcap: warning: --start-at %s passed %s ago: starting now, the shards out of step\n", o.StartAt.Format(time.RFC3339), late.Round(time.Millisecond))
-		} else if !waitUntil(ctx, o.StartAt) {
+		} else if !loadgen.SleepUntil(ctx, o.StartAt) {
 			return loadgen.Outcome{Start: time.Now(), End: time.Now()}, nil
 		}
 	}
@@ -93,17 +93,5 @@ func (r *run) runConfig(prog *loadProgress, texts *textLog) loadgen.RunConfig {
 			_ = r.rd.WriteResult(res)
 			prog.count(res, m)
 		},
-	}
-}
-
-// waitUntil waits for t or ctx's end and reports whether t came.
-func waitUntil(ctx context.Context, t time.Time) bool {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

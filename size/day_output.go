@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -213,13 +212,5 @@ func WriteDayPlot(w io.Writer, p *DayPlan) error {
 
 // WriteDayPlotFile writes WriteDayPlot's PNG to path (--plot).
 func WriteDayPlotFile(path string, p *DayPlan) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return inputError{fmt.Errorf("--plot: %w", err)}
-	}
-	if err := WriteDayPlot(f, p); err != nil {
-		f.Close()
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return f.Close()
+	return writePlotFile(path, func(w io.Writer) error { return WriteDayPlot(w, p) })
 }

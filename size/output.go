@@ -3,6 +3,7 @@ package size
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -27,11 +28,17 @@ func (inputError) BadInput() bool  { return true }
 
 // WritePlotFile writes WritePlot's PNG to path (--plot).
 func WritePlotFile(path string, r *Result, slo SLO) error {
+	return writePlotFile(path, func(w io.Writer) error { return WritePlot(w, r, slo) })
+}
+
+// writePlotFile writes a plot to path (--plot): a file that cannot be
+// created is the user's input.
+func writePlotFile(path string, plot func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return inputError{fmt.Errorf("--plot: %w", err)}
 	}
-	if err := WritePlot(f, r, slo); err != nil {
+	if err := plot(f); err != nil {
 		f.Close()
 		return fmt.Errorf("--plot: %w", err)
 	}

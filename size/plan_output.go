@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -176,13 +175,5 @@ func singleton(p *Policy) []Policy {
 
 // WritePlanPlotFile writes WritePlanPlot's PNG to path (--plot).
 func WritePlanPlotFile(path string, p *Plan) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return inputError{fmt.Errorf("--plot: %w", err)}
-	}
-	if err := WritePlanPlot(f, p); err != nil {
-		f.Close()
-		return fmt.Errorf("--plot: %w", err)
-	}
-	return f.Close()
+	return writePlotFile(path, func(w io.Writer) error { return WritePlanPlot(w, p) })
 }
