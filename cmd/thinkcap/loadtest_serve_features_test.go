@@ -17,12 +17,7 @@ func TestLoadtestFeaturesAgainstServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives an emulated server for a few seconds")
 	}
-	dir := t.TempDir()
-	truthFile := filepath.Join(dir, "truth.yaml")
-	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := startEmulatedServer(t, truthFile, 16000, 20)
+	dir, _, url := truthServer(t, 16000, 20)
 	t.Setenv("TENANT_FOR_TEST", "blue")
 	run, result, report := filepath.Join(dir, "run"), filepath.Join(dir, "result.json"), filepath.Join(dir, "report.html")
 	_, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "Qwen/Qwen3-8B",

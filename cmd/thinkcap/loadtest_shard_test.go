@@ -21,12 +21,7 @@ func TestShardedLoadtest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives an emulated server")
 	}
-	dir := t.TempDir()
-	truthFile := filepath.Join(dir, "truth.yaml")
-	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := startEmulatedServer(t, truthFile, 16000, 20)
+	dir, _, url := truthServer(t, 16000, 20)
 	traffic := []string{"--url", url, "--model", "Qwen/Qwen3-8B", "--requests", "120", "--rate", "60", "--seed", "5",
 		"--prompt-tokens", "uniform:50..400", "--think-tokens", "uniform:20..200", "--answer-tokens", "uniform:10..60",
 		"--scrape-interval", "50ms"}

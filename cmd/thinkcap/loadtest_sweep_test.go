@@ -33,12 +33,7 @@ func TestLoadtestSweepStopsAtSaturation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives an emulated server for about 10 s")
 	}
-	dir := t.TempDir()
-	truthFile := filepath.Join(dir, "truth.yaml")
-	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	url := startEmulatedServer(t, truthFile, 4000, 20)
+	dir, _, url := truthServer(t, 4000, 20)
 	out := filepath.Join(dir, "sweep")
 	stdout, errOut, code := thinkcap(t, "loadtest", "--url", url, "--model", "Qwen/Qwen3-8B", "--gpu", "h100-sxm",
 		"--prompt-tokens", "uniform:50..4000", "--think-tokens", "uniform:50..1500", "--answer-tokens", "uniform:20..300",

@@ -37,6 +37,19 @@ per_layer_overhead_us: 60
 // startEmulatedServer serves Qwen3-8B on one H100 with the given step model
 // file and block count at the scale, on a loopback port, as thinkcap serve
 // does, until the test ends.
+// truthServer writes truthStepModel into a fresh test directory and
+// starts an emulated server on it: the directory, the step-model file and
+// the server's URL.
+func truthServer(t *testing.T, blocks int, scale float64) (dir, truthFile, url string) {
+	t.Helper()
+	dir = t.TempDir()
+	truthFile = filepath.Join(dir, "truth.yaml")
+	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, truthFile, startEmulatedServer(t, truthFile, blocks, scale)
+}
+
 func startEmulatedServer(t *testing.T, stepModel string, blocks int, scale float64) string {
 	t.Helper()
 	cat, err := profiles.Embedded()
@@ -77,13 +90,8 @@ func TestCalibrateAndVerifyAgainstServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives an emulated server for about 10 s")
 	}
-	dir := t.TempDir()
-	truthFile := filepath.Join(dir, "truth.yaml")
-	if err := os.WriteFile(truthFile, []byte(truthStepModel), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// Time scale 20: a run's 80 simulated seconds take 4 wall seconds.
-	url := startEmulatedServer(t, truthFile, 16000, 20)
+	dir, truthFile, url := truthServer(t, 16000, 20)
 	traffic := []string{"--prompt-tokens", "uniform:50..4000", "--think-tokens", "uniform:50..1500", "--answer-tokens", "uniform:20..300",
 		"--requests", "150", "--scrape-interval", "50ms"}
 	for _, run := range []struct{ name, rate, seed string }{{"lo", "40", "1"}, {"mid", "60", "2"}} {
