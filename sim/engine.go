@@ -153,12 +153,14 @@ func (e *engine) fire() {
 		return
 	}
 	e.decodeStretch()
+	idle := len(e.running) == 0
 	scheduled := e.schedule()
-	if !scheduled && e.cutoff != never {
-		// Nothing the lagged step could take: the step scheduled now takes
-		// what has arrived. (vLLM's lagged step may still hold the wasted
-		// decode of a request that finished in the step just ended, which
-		// is not modelled: README, model limits.)
+	if !scheduled && idle && e.cutoff != never {
+		// Nothing running and nothing the lagged step could take: that
+		// step holds nothing, and the one scheduled now takes what has
+		// arrived. (vLLM's lagged step may still hold the wasted decode of
+		// a request that finished in the step just ended, which is not
+		// modelled: README, model limits.)
 		e.cutoff = never
 		scheduled = e.schedule()
 	}

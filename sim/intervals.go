@@ -120,7 +120,6 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 			Factor: analysis.Range{math.Exp(lo), math.Exp(hi)}, Note: note}
 		return lo, mid, hi, true
 	}
-	widen := Widen
 	for name, get := range analysis.LatencyFigures {
 		st := get(&point)
 		lo, mid, hi, ok := band(name, FigureMetric(name, &point.LatencyS), "")
@@ -133,8 +132,8 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 			return v
 		}
 		iv.LatencyS[name] = analysis.StatInterval{
-			Mean: widen(pv(st.Mean), t.Mean, lo, mid, hi, ok), P50: widen(pv(st.P50), t.P50, lo, mid, hi, ok),
-			P90: widen(pv(st.P90), t.P90, lo, mid, hi, ok), P99: widen(pv(st.P99), t.P99, lo, mid, hi, ok),
+			Mean: Widen(pv(st.Mean), t.Mean, lo, mid, hi, ok), P50: Widen(pv(st.P50), t.P50, lo, mid, hi, ok),
+			P90: Widen(pv(st.P90), t.P90, lo, mid, hi, ok), P99: Widen(pv(st.P99), t.P99, lo, mid, hi, ok),
 		}
 	}
 	for name, get := range analysis.ThroughputFigures {
@@ -143,7 +142,7 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 		if reg.Saturated {
 			lo, mid, hi, ok = band("throughput", "throughput", "")
 		}
-		iv.Throughput[name] = widen(get(&point), traffic.Throughput[name], lo, mid, hi, ok)
+		iv.Throughput[name] = Widen(get(&point), traffic.Throughput[name], lo, mid, hi, ok)
 	}
 	var lo, mid, hi float64
 	ok := false
@@ -155,7 +154,7 @@ func ModelIntervals(point analysis.Summary, traffic *analysis.IntervalSet, seeds
 		if point.KVUsage.NoData {
 			v = math.NaN()
 		}
-		r := widen(v, traffic.KVUsage[key], lo, mid, hi, ok)
+		r := Widen(v, traffic.KVUsage[key], lo, mid, hi, ok)
 		r[1] = min(r[1], 1) // a fraction of the pool
 		iv.KVUsage[key] = r
 	}
