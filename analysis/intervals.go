@@ -89,7 +89,8 @@ func PredictionInterval(values []float64, confidence float64) Range {
 		return Range{math.NaN(), math.NaN()}
 	}
 	slices.Sort(v)
-	k := max(int(math.Floor(float64(len(v)+1)*(1-confidence)/2)), 1)
+	// The small addend keeps 100 × (1 − 0.9) / 2 at 5, not 4.999….
+	k := max(int(math.Floor(float64(len(v)+1)*(1-confidence)/2+1e-9)), 1)
 	k = min(k, (len(v)+1)/2)
 	return Range{v[k-1], v[len(v)-k]}
 }

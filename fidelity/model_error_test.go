@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -50,5 +52,46 @@ func TestModelErrorCoverage(t *testing.T) {
 	_, _, _, cells, _ = modelErrorOf(res, "d0", "").Band(MetricTPOT, profiles.ErrorRegime{Concurrency: "2-32", Phase: "decode-heavy"}, 0.9)
 	if cells[0].Points != 39*60 || cells[0].Deployments != 39 {
 		t.Errorf("leaving d0 out: the cell has %d points of %d deployments; want 2340 of 39", cells[0].Points, cells[0].Deployments)
+	}
+}
+
+// TestModelErrorYAML: what --model-error writes loads back as a profiles
+// file whose bands are the residuals' (to the four digits kept), headed by
+// its provenance and coverage.
+func TestModelErrorYAML(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var res []residual
+	for d := range 12 {
+		gen := "hopper"
+		if d%3 == 0 {
+			gen = "ampere"
+		}
+		for range 30 {
+			res = append(res, residual{MetricTTFT, "2-32", "prefill-heavy", fmt.Sprint("d", d), gen, 0.3 * r.NormFloat64()})
+		}
+	}
+	sb := &Scoreboard{ModelError: modelErrorOf(res, "", "test"), Coverage: coverageOf(res, 0.9)}
+	data, err := ModelErrorYAML(sb, "corpus-dir", time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--corpus corpus-dir --model-error", "on 2026-12-02", "coverage of the 90% intervals: ttft"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the file's head lacks %q:\n%s", want, data)
+		}
+	}
+	var cat profiles.Catalog
+	if err := cat.LoadYAML("model-error.yaml", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, reg := range []profiles.ErrorRegime{{Concurrency: "2-32", Phase: "prefill-heavy", Generation: "ampere"}, {Concurrency: "1", Generation: "hopper"}} {
+		lo, mid, hi, cells, _ := sb.ModelError.Band(MetricTTFT, reg, 0.9)
+		blo, bmid, bhi, bcells, ok := cat.ModelError.Band(MetricTTFT, reg, 0.9)
+		if !ok || len(cells) != len(bcells) || math.Abs(lo-blo) > 1e-3 || math.Abs(mid-bmid) > 1e-3 || math.Abs(hi-bhi) > 1e-3 {
+			t.Errorf("%+v: loaded band [%g %g %g] from %d cells; written [%g %g %g] from %d", reg, blo, bmid, bhi, len(bcells), lo, mid, hi, len(cells))
+		}
+	}
+	if _, err := ModelErrorYAML(&Scoreboard{}, "x", time.Now()); err == nil {
+		t.Error("a scoreboard without residuals wrote a file")
 	}
 }

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,7 +244,8 @@ func FuzzLoadYAML(f *testing.F) {
 		"gpus: &a [*a]", "models:\n  - name: q\n    layers: 1e400\n", "traffic:\n  - classes: [{share: .nan}]\n"} {
 		f.Add([]byte(seed))
 	}
-	for _, name := range []string{"data/gpus.yaml", "data/models.yaml", "data/traffic/effort-modes.yaml"} {
+	f.Add([]byte("model_error:\n  levels: [0.05, 0.5, 0.95]\n  metrics:\n    tpot:\n      - {points: 50, deployments: 5, q: [-0.3, 0, 0.3]}\n      - {generation: ampere, points: 50, deployments: 5, q: [-0.6, 0, 0.2]}\n"))
+	for _, name := range []string{"data/gpus.yaml", "data/models.yaml", "data/traffic/effort-modes.yaml", "data/model-error.yaml"} {
 		data, err := dataFS.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -253,10 +255,23 @@ func FuzzLoadYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Catalog
 		if err := c.LoadYAML("fuzz.yaml", data); err != nil {
-			if len(c.GPUs)+len(c.Models)+len(c.Traffic) != 0 {
+			if len(c.GPUs)+len(c.Models)+len(c.Traffic) != 0 || c.ModelError != nil {
 				t.Fatal("failed load changed the catalog")
 			}
 			return
+		}
+		// A model error that loads gives ordered, finite bands anywhere.
+		var metrics map[string][]ModelErrorCell
+		if c.ModelError != nil {
+			metrics = c.ModelError.Metrics
+		}
+		for metric := range metrics {
+			for _, conf := range []float64{0.5, 0.9, 0.98} {
+				lo, mid, hi, _, ok := c.ModelError.Band(metric, ErrorRegime{Concurrency: "2-32", Phase: "decode-heavy", Generation: "ampere"}, conf)
+				if ok && !(lo <= mid && mid <= hi) || math.IsNaN(lo+mid+hi) || math.IsInf(lo+mid+hi, 0) {
+					t.Fatalf("%s at %g: band [%g %g %g]", metric, conf, lo, mid, hi)
+				}
+			}
 		}
 		for _, g := range c.GPUs {
 			if err := g.Validate(); err != nil {

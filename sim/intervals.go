@@ -28,6 +28,14 @@ const DefaultSeeds = 20
 // cost grows with it.
 const AutoSeedsMaxRequests = 20000
 
+// autoSeeds is --seeds 0's draws for a run of n requests.
+func autoSeeds(n int) int {
+	if n <= AutoSeedsMaxRequests {
+		return DefaultSeeds
+	}
+	return 1
+}
+
 // Regime is where a run lies among the measurement corpus's slices,
 // which decides the model error its figures take.
 type Regime struct {
@@ -186,10 +194,7 @@ func Widen(p float64, t analysis.Range, lo, mid, hi float64, ok bool) analysis.R
 func (o *SimulateOptions) intervals(cat *profiles.Catalog, run *Simulation, cfg Config, reqs []workload.Request) error {
 	seeds, conf := o.Seeds, o.Confidence
 	if seeds == 0 {
-		seeds = 1
-		if len(reqs) <= AutoSeedsMaxRequests {
-			seeds = DefaultSeeds
-		}
+		seeds = autoSeeds(len(reqs))
 	}
 	runs := []analysis.Summary{run.Summary}
 	if seeds > 1 {

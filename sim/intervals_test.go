@@ -179,3 +179,32 @@ func TestSimulateIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalsClosedLoopAndSeeds: a closed loop's throughput is the
+// servers' and takes the model's throughput error (an open loop that keeps
+// up does not: TestSimulateIntervals); runs up to AutoSeedsMaxRequests are
+// redrawn DefaultSeeds times by default, larger ones not at all.
+func TestIntervalsClosedLoopAndSeeds(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := intervalOptions(5)
+	o.Traffic.RatePerS, o.Traffic.Concurrency, o.Traffic.Requests = 0, 16, 200
+	run, err := Simulate(cat, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := run.Summary.Intervals
+	b, ok := iv.Model["throughput"]
+	if !ok || b.Metric != "throughput" {
+		t.Fatalf("closed loop: model bands %v; want throughput's", iv.Model)
+	}
+	all, tr := iv.Throughput["output_tokens_per_s"], iv.Traffic.Throughput["output_tokens_per_s"]
+	if !(all[0] < tr[0] && all[1] > tr[1]) {
+		t.Errorf("closed loop: throughput interval %v not wider than the traffic's %v", all, tr)
+	}
+	if autoSeeds(AutoSeedsMaxRequests) != DefaultSeeds || autoSeeds(AutoSeedsMaxRequests+1) != 1 {
+		t.Errorf("automatic seeds: %d at %d requests, %d beyond", autoSeeds(AutoSeedsMaxRequests), AutoSeedsMaxRequests, autoSeeds(AutoSeedsMaxRequests+1))
+	}
+}

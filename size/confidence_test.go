@@ -2,6 +2,7 @@ package size
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/profiles"
@@ -115,5 +116,24 @@ func TestConfidenceTrafficDraws(t *testing.T) {
 	}
 	if b.Replicas <= *b.PointReplicas && busy.Latencies.TPOT.P99 > 0.02 {
 		t.Errorf("%d replicas though the busier draw misses the SLO there", b.Replicas)
+	}
+}
+
+// TestConfidenceUnreachable: a model error no replica count can absorb
+// (×e^±3) fails the candidate on the SLO "at 90%", the climb stopping
+// where a replica more no longer brings the edge 1% nearer (TPOT's floor),
+// not at --max-replicas.
+func TestConfidenceUnreachable(t *testing.T) {
+	slos := []SLO{{Metric: "tpot", Stat: "p99", LimitS: 0.03}}
+	res := search(t, tinySpace(t, 0), constantTraffic(300, 0.05), Options{SLOs: slos, ModelError: wholeCorpus(3), Confidence: &Confidence{Level: 0.9}})
+	if res.Best != nil {
+		t.Fatalf("a candidate passed: %+v", res.Best)
+	}
+	c := res.Candidates[0]
+	if c.Passes || !slices.Contains(c.FailedSLOs, "tpot_p99 at 90%") || c.PointReplicas == nil {
+		t.Fatalf("failed %v (point replicas %v); want tpot_p99 at 90%% beside the point estimate's", c.FailedSLOs, c.PointReplicas)
+	}
+	if c.Replicas <= *c.PointReplicas || c.Replicas >= DefaultMaxReplicas {
+		t.Errorf("climbed to %d replicas from the point's %d; want a stop once a replica more no longer helps, short of %d", c.Replicas, *c.PointReplicas, DefaultMaxReplicas)
 	}
 }

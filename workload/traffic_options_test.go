@@ -2,10 +2,14 @@ package workload
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,5 +163,56 @@ func TestWhatIfOptionsApply(t *testing.T) {
 	o.ThinkBudget = 100
 	if out, reports, err = o.Apply(reqs, 1); err != nil || len(reports) != 1 || out[0].ThinkTokens > 100+3 {
 		t.Fatalf("budget 100: think %d, reports %+v, %v", out[0].ThinkTokens, reports, err)
+	}
+}
+
+// TestLoadDrawReplay: draw 0 of a log is the log; a later draw is the log
+// resampled by blocks of time (each request one of the log's, moved to a
+// block's time) and then rescaled like the log (--rate), and differs from
+// draw 0; synthetic traffic is generated again from the draw's seed.
+func TestLoadDrawReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	var b strings.Builder
+	for i := range 600 { // ten minutes, one request a second, lengths by minute
+		fmt.Fprintf(&b, `{"id":"r%d","arrival_s":%d,"prompt_tokens":%d,"think_tokens":5,"answer_tokens":3}`+"\n", i, i, 10+i/60)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := TrafficOptions{Workload: path, Arrival: "poisson", RatePerS: 2}
+	base, err := o.Load(nil, 7, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := o.LoadDraw(nil, 7, 0, io.Discard)
+	if err != nil || !reflect.DeepEqual(base, zero) {
+		t.Fatalf("draw 0 is not Load's traffic (%v)", err)
+	}
+	one, err := o.LoadDraw(nil, 7, 1, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(base, one) {
+		t.Error("draw 1 is the log itself")
+	}
+	minutes := map[int]int{}
+	for _, r := range one {
+		orig, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(r.ID, "~")[0], "r"))
+		if r.PromptTokens != 10+orig/60 {
+			t.Fatalf("%s has %d prompt tokens; the log's request had %d", r.ID, r.PromptTokens, 10+orig/60)
+		}
+		minutes[orig/60]++
+	}
+	if len(one) != 600 || len(minutes) == 10 {
+		t.Errorf("draw 1: %d requests from %d of the log's minutes; want 600 from minutes drawn with replacement", len(one), len(minutes))
+	}
+	if rate, err := LogRate(one); err != nil || math.Abs(rate-2) > 0.05 {
+		t.Errorf("draw 1 at %g req/s (%v); want the --rate 2 the log was rescaled to", rate, err)
+	}
+	s := TrafficOptions{Requests: 50, RatePerS: 1, Arrival: "poisson", Prompt: "100", Think: "exponential:mean=300", Answer: "50"}
+	a, _ := s.LoadDraw(nil, 7, 1, io.Discard)
+	c, _ := s.LoadDraw(nil, 7, 2, io.Discard)
+	if reflect.DeepEqual(a, c) || len(a) != 50 {
+		t.Error("two draws of synthetic traffic are the same")
 	}
 }
