@@ -194,9 +194,6 @@ var corpusExceptions = map[string]string{
 	// 9.10 GiB (I-14) or 10.33 GiB (I-17) of KV memory depending on start
 	// order: the pair is the spread of one configuration; I-14 is within 1 %.
 	"I-17": "same deployment as I-14 with 1.23 GiB more KV memory: start-order spread the author reports",
-	// TP 2 over PCIe on L4 (AWQ, 0.28): 0.7 GiB more KV memory per GPU than
-	// modelled; the same source's TP 1 pair spans 1.23 GiB.
-	"I-15": "TP 2 over PCIe on L4: 0.7 GiB more KV memory than modelled; the source's TP 1 pair spans 1.23 GiB",
 	// PP 4 of Qwen3-235B-A22B FP8 over PCIe (RTX PRO 6000, no profile: its
 	// logged total): the author's table gives one stage's figures without
 	// saying which, and the stages' memory used differs by 3.6 GiB.
@@ -207,7 +204,7 @@ var corpusExceptions = map[string]string{
 // corpusMedianBound is the median |error| from GPU memory alone this test
 // holds the model to: the target is 1 %; the figure is the one
 // reached, a regression guard until the target is met.
-const corpusMedianBound = 0.0175
+const corpusMedianBound = 0.0155
 
 // TestCapacityCorpus predicts every corpus row's "GPU KV cache size" (a)
 // from the logged available KV memory, which must agree to the block

@@ -93,7 +93,16 @@ type memoryModel struct {
 	// max_model_len. The two differ only for hybrid (sliding-window) pools.
 	tokensPerGroup bool
 	// samplerBytesPerLogit is what the sampler warm-up of the profile run
-	// holds per logit (weights.go activationPeakBytes).
+	// holds per logit (weights.go activationPeakBytes). Before 0.17, 24 B:
+	// the fp32 logits, the top-k/top-p sort's fp32 values and int64
+	// indices, the probabilities and the exponential noise (R-19/R-20,
+	// vLLM 0.10.0 on H100 TP 8 at 1,024 rows, within 0.22 GiB). From 0.17,
+	// 16 B, four fp32 logits-sized tensors and no sort: three 0.19.2 logs on
+	// one H200 (corpus and R-32's model, 1,024 rows of 151,936 or
+	// 151,552 logits, eager) leave 2.41-2.50 GiB beyond weights and KV at
+	// two utilisations, which is 15.3 B a logit after the 0.15 GiB of
+	// non-torch memory and the held hidden states; issue 15 saw the cost per
+	// logit change between 0.15-0.16 and 0.17+.
 	samplerBytesPerLogit float64
 }
 
@@ -110,14 +119,16 @@ func (m memoryModel) kvCacheTokens(cp Capacity, maxModelLen int) int64 {
 var memoryModels = []memoryModel{
 	{since: VLLMVersion{0, 0, 0}, name: "before 0.14 (CUDA graphs not subtracted, no async scheduling)",
 		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true, samplerBytesPerLogit: 24},
-	{since: VLLMVersion{0, 14, 0}, name: "0.14-0.20 (CUDA graphs not subtracted)", asyncScheduling: true,
+	{since: VLLMVersion{0, 14, 0}, name: "0.14-0.16 (CUDA graphs not subtracted)", asyncScheduling: true,
 		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true, samplerBytesPerLogit: 24},
+	{since: VLLMVersion{0, 17, 0}, name: "0.17-0.20 (CUDA graphs not subtracted)", asyncScheduling: true,
+		cudaGraphBytesPerGraph: 16 << 20, gpuMemoryUtilization: 0.9, tokensPerGroup: true, samplerBytesPerLogit: 16},
 	{since: VLLMVersion{0, 21, 0}, name: "0.21 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
-		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, tokensPerGroup: true, samplerBytesPerLogit: 24},
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, tokensPerGroup: true, samplerBytesPerLogit: 16},
 	{since: VLLMVersion{0, 22, 0}, name: "0.22-0.27 (CUDA-graph estimate subtracted)", subtractCUDAGraphs: true, asyncScheduling: true,
-		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, samplerBytesPerLogit: 24},
+		cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, samplerBytesPerLogit: 16},
 	{since: VLLMVersion{0, 28, 0}, name: "0.28+ (CUDA-graph estimate subtracted, 160 GiB batch defaults)", subtractCUDAGraphs: true,
-		asyncScheduling: true, cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true, samplerBytesPerLogit: 24},
+		asyncScheduling: true, cudaGraphBytesPerGraph: 8 << 20, gpuMemoryUtilization: 0.92, largeGPUBatchDefaults: true, samplerBytesPerLogit: 16},
 }
 
 // memoryModelFor is the range v falls in.

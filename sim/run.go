@@ -439,6 +439,12 @@ func (c *cluster) finished(e *engine, s *seq) { c.finishAt(s, e.now) }
 // follow-ups (or cancels them if it failed), and in closed loop issues the
 // next request once the whole chain is done.
 func (c *cluster) finishAt(s *seq, t int64) {
+	if c.stopped {
+		// A request finishing in the step whose earlier result stopped the
+		// run: the run ended at that result, so this one is cancelled with
+		// the rest (cancelUnfinished), unseen by OnResult.
+		return
+	}
 	res := resultOf(&c.reqs[s.idx], s)
 	chainDone := true
 	if kids := c.follow.children(s.idx); len(kids) > 0 {
@@ -466,7 +472,7 @@ func (c *cluster) finishAt(s *seq, t int64) {
 	}
 	c.freeSeq(s)
 	c.record(t)
-	if c.opt.OnResult != nil && !c.stopped && c.opt.OnResult(r) {
+	if c.opt.OnResult != nil && c.opt.OnResult(r) {
 		c.stopped = true
 	}
 	if chainDone && c.opt.Concurrency > 0 && c.next+len(c.closedDue) < len(c.roots) {

@@ -175,8 +175,8 @@ const (
 	// logits (4 B), the top-k/top-p sort's fp32 values and int64 indices
 	// (12 B), the softmax probabilities (4 B) and random sampling's
 	// exponential noise (4 B) per logit (vllm/v1/sample/ops/
-	// topk_topp_sampler.py forward_native, apply_top_k_top_p).
-	// The bytes per logit are the release's (memory.go).
+	// topk_topp_sampler.py forward_native, apply_top_k_top_p) before 0.17;
+	// the bytes per logit are the release's (memory.go).
 	// nonTorchBaseBytes: memory allocated outside PyTorch after vLLM's
 	// baseline snapshot on one GPU (cuBLAS workspaces, kernel modules loaded
 	// on first use); V0-era logs print "non_torch_memory takes" 0.05-0.2 GiB

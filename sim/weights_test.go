@@ -236,9 +236,14 @@ func TestDrafterWeights(t *testing.T) {
 func TestProfileOverheads(t *testing.T) {
 	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192})
 	p := modelParams(&c.Model)
+	c.VLLMVersion = "0.16.0" // 24 B a logit before 0.17 (memory.go)
 	sampler := 256*151936*24.0 + 8192*4096*2
 	if got := activationPeakBytes(&c, p); got != sampler {
 		t.Errorf("activation peak %.3f GiB; want the sampler's %.3f GiB", got/bytesPerGiB, sampler/bytesPerGiB)
+	}
+	c.VLLMVersion = "0.19.1" // 16 B from 0.17: the forward pass is now the larger
+	if got, want := activationPeakBytes(&c, p), 8192*2*(2*4096+3*12288.0); got != want || want < 256*151936*16.0+8192*4096*2 {
+		t.Errorf("0.19.1: activation peak %.3f GiB; want the forward pass's %.3f GiB", got/bytesPerGiB, want/bytesPerGiB)
 	}
 	c.MaxNumBatchedTokens = 65536
 	forward := 65536 * 2 * (2*4096 + 3*12288.0)
