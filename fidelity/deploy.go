@@ -96,11 +96,11 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		// where it fitted the server's; the workload's longest request is
 		// what the replay needs.
 		if e.MaxModelLen > 0 {
-			return cfg, "capacity: " + err.Error()
+			return cfg, "the source ran it; thinkcap's " + err.Error()
 		}
 		cfg.MaxModelLen = longestRequest(r)
 		if _, err := sim.ComputeCapacity(&cfg); err != nil {
-			return cfg, "capacity: " + err.Error()
+			return cfg, "the source ran it; thinkcap's " + err.Error()
 		}
 	}
 	return cfg, ""
