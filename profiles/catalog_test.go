@@ -18,7 +18,7 @@ func embeddedCatalog(t *testing.T) *Catalog {
 
 func TestEmbeddedNames(t *testing.T) {
 	c := embeddedCatalog(t)
-	wantGPUs := []string{"a100-40g", "a100-80g", "b200", "b300", "gh200", "gh200-144g", "h100-nvl", "h100-sxm", "h20", "h200", "l4", "l40s", "mi300x"}
+	wantGPUs := []string{"a100-40g", "a100-80g", "a100-80g-pcie", "b200", "b300", "gh200", "gh200-144g", "h100-nvl", "h100-sxm", "h20", "h200", "l4", "l40s", "mi300x"}
 	if got := c.GPUNames(); !slices.Equal(got, wantGPUs) {
 		t.Errorf("GPUNames = %v, want %v", got, wantGPUs)
 	}
@@ -148,8 +148,9 @@ func TestGPUSpotChecks(t *testing.T) {
 		memGiB, bwGBps, fp8, icGBps float64
 	}{
 		{"h100-sxm", 79.19, 3350, 1979, 900},
-		{"a100-80g", 79.15, 2039, 0, 600}, // no FP8 tensor cores
-		{"l40s", 44.39, 864, 733, 64},     // no NVLink: PCIe
+		{"a100-80g", 79.15, 2039, 0, 600},     // no FP8 tensor cores
+		{"a100-80g-pcie", 79.15, 1935, 0, 64}, // no NVLink: PCIe
+		{"l40s", 44.39, 864, 733, 64},         // no NVLink: PCIe
 		{"mi300x", 191.98, 5300, 2614.9, 896},
 	}
 	for _, tt := range tests {

@@ -181,12 +181,12 @@ var corpusExceptions = map[string]string{
 	"I-21": "expert parallel: logged weights +0.21 GiB, activation peak +0.51 GiB beyond the model",
 	// R-01..R-04 (one Cloudera host, vLLM 0.10.1.1) leave 0.55 GiB for
 	// activations and non-torch memory at TP 1, where the torch sampler's
-	// 24 B a logit alone needs 0.87 GiB: this install's warm-up is cheaper
-	// (FlashInfer's top-k/top-p sampler, which keeps no sorted copy, is
-	// the likely cause; the log does not say). util 0.25 leaves a small
-	// pool, so the 0.47 GiB is 9 % (R-01) and 4 % (R-03).
-	"R-01": "sampler warm-up cheaper than modelled on this install (0.47 GiB), small pool at util 0.25",
-	"R-03": "sampler warm-up cheaper than modelled on this install (0.47 GiB), small pool at util 0.25",
+	// 24 B a logit alone needs 0.87 GiB: the install runs FlashInfer's
+	// top-k/top-p sampler, which keeps no sorted copy (its TP 2 log prints
+	// "Using FlashInfer for top-p & top-k sampling"). util 0.25 leaves a
+	// small pool, so the 0.47 GiB is 9 % (R-01) and 3 % (R-03).
+	"R-01": "FlashInfer's sampler on this install (logged): warm-up 0.47 GiB below the torch sampler's, small pool at util 0.25",
+	"R-03": "FlashInfer's sampler on this install (logged): warm-up 0.47 GiB below the torch sampler's, small pool at util 0.25",
 	// The same model and flags as R-04 on the 40 GB part leave 1.54 GiB
 	// for activations and non-torch memory, against 0.67 GiB on the 80 GB
 	// part: something else held memory on that GPU.

@@ -191,9 +191,11 @@ const (
 	// 900 GB/s and up: H100, H200, B200) 0.6 GiB a peer: corpus R-28 (TP 2,
 	// 0.75 GiB), issue 15's H100 logs (about 2.1 GiB, TP 4) and
 	// (TP 8, 4.4 GiB), each requested − weights − available KV − the
-	// modelled activation peak. A100 NVLink 0.12 GiB a peer (R-03/R-04 at
-	// two utilisations, less the TP 1 rows' activation peak); PCIe 0.01
-	// (I-21, L40S TP 8, logs "0.21 GiB for non-torch memory").
+	// modelled activation peak. A100 NVLink 0.12 GiB a peer, an estimate
+	// no corpus row tests (R-03/R-04, once read as NVLink, log no GPU
+	// peer-to-peer: they are PCIe rows); PCIe 0.01 (I-21, L40S TP 8, logs
+	// "0.21 GiB for non-torch memory"; within 0.5 GiB, the
+	// FlashInfer sampler their log names).
 	nonTorchPeerNVLSBytes   = 0.6 * bytesPerGiB
 	nonTorchPeerNVLinkBytes = 0.12 * bytesPerGiB
 	nonTorchPeerPCIeBytes   = 0.01 * bytesPerGiB
