@@ -83,10 +83,19 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	preempted, worst := 0, 0.0
+	// One stall of the test process (a collection, another test's goroutines
+	// winding down) can delay one response by tens of ms on two CPUs; a
+	// wrong clock or a wrong engine time moves every request. So one
+	// measurement may miss the tolerance by up to three times, no more.
+	var outliers []string
 	close := func(what, id string, got, want float64) {
 		worst = max(worst, math.Abs(got-want)-0.05*want)
-		if tol := 0.05*want + e2eSlackS; math.Abs(got-want) > tol {
-			t.Errorf("%s %s: measured %.4f s, engine %.4f s (tolerance %.4f)", id, what, got, want, tol)
+		tol := 0.05*want + e2eSlackS
+		if d := math.Abs(got - want); d > tol {
+			msg := fmt.Sprintf("%s %s: measured %.4f s, engine %.4f s (tolerance %.4f)", id, what, got, want, tol)
+			if outliers = append(outliers, msg); len(outliers) > 1 || d > 3*tol {
+				t.Error(msg)
+			}
 		}
 	}
 	for _, r := range reqs {
@@ -109,7 +118,7 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	if preempted == 0 || snap.Preemptions != float64(preempted) {
 		t.Fatalf("preemptions: /metrics %g, records %d (want > 0 and equal)", snap.Preemptions, preempted)
 	}
-	t.Logf("%d requests, %d preemptions; worst deviation beyond 5%%: %.2f ms", len(reqs), preempted, 1e3*worst)
+	t.Logf("%d requests, %d preemptions; worst deviation beyond 5%%: %.2f ms; beyond tolerance: %q", len(reqs), preempted, 1e3*worst, outliers)
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader.
