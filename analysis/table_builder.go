@@ -66,6 +66,12 @@ func NewLabeledTable(w io.Writer, labels int, header ...string) *tablewriter.Tab
 	return newLabeledTable(w, labels, header...)
 }
 
+// NewAlignedTable is a table in the report's style aligned column by column
+// as align says, for packages whose tables mix the columns otherwise.
+func NewAlignedTable(w io.Writer, align []tw.Align, header ...string) *tablewriter.Table {
+	return newAlignedTable(w, align, header...)
+}
+
 // writeRows appends rows to t and renders it.
 func writeRows(t *tablewriter.Table, rows [][]string) error {
 	for _, r := range rows {

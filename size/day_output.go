@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/thinkcap/thinkcap/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -60,12 +60,7 @@ func WriteDayTable(w io.Writer, p *DayPlan) error {
 		align[i] = tw.AlignRight
 	}
 	align[len(align)-1] = tw.AlignLeft
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header)
+	t := analysis.NewAlignedTable(w, align, header...)
 	for _, h := range p.Hours {
 		plan := strconv.Itoa(h.Replicas)
 		if !h.Passes {

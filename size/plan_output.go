@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/thinkcap/thinkcap/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -32,7 +31,7 @@ func WritePlanTable(w io.Writer, p *Plan) error {
 			c.Name, c.Deployment, c.Replicas, c.CostPerHour, 100*c.Accuracy, c.CostPer1KCorrect)
 		header := []string{"category", "budget", "accuracy (95% interval)", "eval items", "requests", "think (mean)", "answer (mean)",
 			"GPU share", "$/1K correct", "TTFA p50 (s)", "TTFA p99 (s)", "knee budget", "knee $/1K correct"}
-		t := newPlanTable(w, header, 1)
+		t := analysis.NewLabeledTable(w, 1, header...)
 		for i, r := range c.Categories {
 			kneeBudget, kneeCost := "-", "-"
 			if p.Knee != nil && i < len(p.Knee.Categories) {
@@ -54,7 +53,7 @@ func WritePlanTable(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w, "\nno policy meets the SLOs and the accuracy floors")
 	}
 	fmt.Fprintln(w)
-	t := newPlanTable(w, []string{"policy", "budgets", "deployment", "replicas", "$/hour", "accuracy", "$/1K correct", "SLOs"}, 3)
+	t := analysis.NewLabeledTable(w, 3, "policy", "budgets", "deployment", "replicas", "$/hour", "accuracy", "$/1K correct", "SLOs")
 	rows := []Policy{}
 	if p.Chosen != nil {
 		chosen := *p.Chosen
@@ -76,23 +75,6 @@ func WritePlanTable(w io.Writer, p *Plan) error {
 		}
 	}
 	return t.Render()
-}
-
-func newPlanTable(w io.Writer, header []string, labels int) *tablewriter.Table {
-	align := make([]tw.Align, len(header))
-	for i := range align {
-		align[i] = tw.AlignRight
-		if i < labels {
-			align[i] = tw.AlignLeft
-		}
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header)
-	return t
 }
 
 func budgetList(p *Policy) string {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/thinkcap/thinkcap/analysis"
 )
 
 // WriteTable writes the ranked candidates: one row each, the cheapest
@@ -31,12 +31,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		align[i] = tw.AlignRight
 	}
 	align[1], align[len(align)-1] = tw.AlignLeft, tw.AlignLeft
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
-	t.Header(header)
+	t := analysis.NewAlignedTable(w, align, header...)
 	for i, o := range r.Candidates {
 		if err := t.Append(row(i+1, &o)); err != nil {
 			return fmt.Errorf("write size table: %w", err)
