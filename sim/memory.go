@@ -146,15 +146,19 @@ func memoryModelFor(v VLLMVersion) memoryModel {
 // version's when empty, the newest range when unreadable: Resolve reports
 // that).
 func (c *Config) memory() memoryModel {
-	s := c.VLLMVersion
-	if s == "" {
-		s = DefaultVLLMVersion
-	}
-	v, err := ParseVLLMVersion(s)
+	v, err := ParseVLLMVersion(c.versionOrDefault())
 	if err != nil {
 		return memoryModels[len(memoryModels)-1]
 	}
 	return memoryModelFor(v)
+}
+
+// versionOrDefault is --vllm-version, or the default release when unset.
+func (c *Config) versionOrDefault() string {
+	if c.VLLMVersion == "" {
+		return DefaultVLLMVersion
+	}
+	return c.VLLMVersion
 }
 
 // EntryPoints are the ways vLLM is started that change its batch defaults:

@@ -105,7 +105,8 @@ func expertDtype(c *Config) string {
 
 // weightBytesPerGPU is the target model's weights on one GPU: embedding and
 // LM head in bf16 (vocab-parallel, never quantized by vLLM's fp8/mxfp4
-// methods), the rest in its dtype, all sharded over TP (experts too: TP
+// methods), the rest in its dtype, MXFP4 experts as their backend pads
+// them (mxfp4.go), all sharded over TP (experts too: TP
 // shards each expert's width; expert parallelism would shard the experts
 // instead, for the same bytes). Norms, routers and biases are counted with
 // the linear layers, and KV-head replication when TP exceeds the KV heads is
@@ -113,7 +114,7 @@ func expertDtype(c *Config) string {
 func weightBytesPerGPU(c *Config, p paramSplit) float64 {
 	tp := float64(c.TensorParallelSize)
 	return ((p.embed+p.lmHead)*2 + p.dense*dtypeBytes(linearDtype(c)) +
-		p.routed(&c.Model)*dtypeBytes(expertDtype(c))) / tp
+		p.routed(&c.Model)*dtypeBytes(expertDtype(c))*expertStorageFactor(c)) / tp
 }
 
 // drafterWeightBytesPerGPU is the speculative drafter's weights on one GPU.

@@ -1,0 +1,112 @@
+package sim
+
+// This file is how vLLM stores MXFP4 experts (gpt-oss) on a GPU: each MoE
+// backend pads the experts' dimensions to its kernel's tiles, and the
+// padding is memory the weights take ("Model loading took").
+// vllm/model_executor/layers/quantization/mxfp4.py (Mxfp4MoEMethod
+// create_weights, get_mxfp4_backend) picks the backend and its padding:
+//
+//   - Marlin (weight-only FP4; every GPU before Hopper, and Hopper without
+//     triton_kernels): the intermediate size per TP rank to a multiple of
+//     128, the hidden size to 256.
+//   - Triton (triton_kernels' matmul_ogs on Hopper): the intermediate size
+//     to 64, then the Hopper value layout pads the bytes of each expert
+//     matrix, the packed (quantised) axis to 64 bytes and the other to 256
+//     (triton_kernels tensor_details/layout_details/hopper_value.py
+//     _padded_shape, through mxfp4_utils.py _swizzle_mxfp4).
+//   - FlashInfer on Blackwell (SM100, MXFP4×MXFP8 or ×BF16): both sizes to
+//     256.
+//   - ROCm: both sizes to 128 (mxfp4_utils.py get_padding_alignment).
+//
+// gpt-oss's hidden and intermediate sizes are 2880, a multiple of none of
+// these: "Model loading took" 65.97 GiB on an H100 under Marlin (vLLM
+// 0.10.1, vllm-project/vllm#23278) and 64.38 GiB under Triton (0.14.1,
+// #33155), against a 60.8 GiB checkpoint; the padded shapes give 65.9 and
+// 64.2 GiB, and 17.15 GiB a GPU for corpus row R-06 (A100, Marlin, TP 4)
+// against its logged 17.22 (TestMXFP4WeightsMatchLogs).
+
+type mxfp4Backend int
+
+const (
+	mxfp4Marlin        mxfp4Backend = iota
+	mxfp4Triton                     // triton_kernels with the Hopper value layout
+	mxfp4TritonStrided              // triton_kernels before Hopper: plain strided layout, no padding
+	mxfp4FlashInfer
+	mxfp4ROCm
+)
+
+// The releases where the backend is not the GPU's alone. Before 0.10.2 the
+// triton_kernels package came with a few installs only: 0.10.1's H100 log
+// (#23278) and R-06's A100 log (0.10.1.1, 17.22 GiB a GPU) are Marlin's.
+// From 0.10.2 the images carry triton_kernels, and until vLLM bounded the
+// Triton backend to SM 9.0-10.x (mxfp4.py "triton_kernels are only
+// confirmed to work on SM90 and SM100", citing issue #29317 of late
+// November 2025, taken as from 0.12) GPUs before Hopper took it too, with
+// a strided layout that pads nothing: GPUStack's A100 runs of gpt-oss-120b
+// under 0.11.0 kept more requests running than Marlin's 65.9 GiB of
+// weights leave KV memory for. From 0.12 they are Marlin's again (an A100
+// under 0.19.0 loads gpt-oss-20b in 13.72 GiB: Marlin's shapes give 13.66).
+var (
+	tritonKernelsSince    = VLLMVersion{0, 10, 2}
+	tritonHopperOnlySince = VLLMVersion{0, 12, 0}
+)
+
+// mxfp4BackendFor is the backend vLLM picks for c's GPU and release.
+func mxfp4BackendFor(c *Config) mxfp4Backend {
+	v, err := ParseVLLMVersion(c.versionOrDefault())
+	if err != nil {
+		v = tritonHopperOnlySince
+	}
+	switch c.GPU.Generation {
+	case "blackwell":
+		return mxfp4FlashInfer
+	case "cdna3":
+		return mxfp4ROCm
+	case "hopper":
+		if v.Before(tritonKernelsSince) {
+			return mxfp4Marlin
+		}
+		return mxfp4Triton
+	}
+	if !v.Before(tritonKernelsSince) && v.Before(tritonHopperOnlySince) {
+		return mxfp4TritonStrided
+	}
+	return mxfp4Marlin
+}
+
+// expertStorageFactor is the bytes one routed expert takes on a GPU over
+// its checkpoint bytes: 1 except for MXFP4 experts, whose backend pads them.
+// The scales (one byte per 32 values) are taken as padded like the values.
+// The step model reads the checkpoint's bytes, not these: charged the
+// padding, Hopper's fitted expert bandwidth would have to exceed the
+// datasheet's (it sits at its bound of 1 already), so the kernels do not
+// stream the padded tiles at full cost, or the uniform-routing coverage
+// overstates the experts a step reads; the corpus cannot tell which.
+func expertStorageFactor(c *Config) float64 {
+	m := &c.Model
+	if expertDtype(c) != "mxfp4" || !m.IsMoE() || m.MoEIntermediateSize <= 0 {
+		return 1
+	}
+	h := m.HiddenSize
+	ip := max(m.MoEIntermediateSize/max(c.TensorParallelSize, 1), 1) // per TP rank
+	both := func(align int) float64 { return float64(roundUp(ip, align)*roundUp(h, align)) / float64(ip*h) }
+	switch mxfp4BackendFor(c) {
+	case mxfp4Marlin:
+		return float64(roundUp(ip, 128)*roundUp(h, 256)) / float64(ip*h)
+	case mxfp4FlashInfer:
+		return both(256)
+	case mxfp4ROCm:
+		return both(128) // mxfp4_utils.py get_padding_alignment: 128 (256 on gfx950)
+	case mxfp4TritonStrided:
+		return float64(roundUp(ip, 64)) / float64(ip)
+	}
+	// Triton on Hopper. gate_up is hidden × 2·intermediate quantised along
+	// hidden, down is intermediate × hidden quantised along intermediate;
+	// in bytes the quantised axis holds two values a byte.
+	ip64 := roundUp(ip, 64)
+	w13 := float64(roundUp(h/2, 64)*roundUp(2*ip64, 256)) / (float64(h) / 2 * float64(2*ip))
+	w2 := float64(roundUp(ip64/2, 64)*roundUp(h, 256)) / (float64(ip) / 2 * float64(h))
+	return (2*w13 + w2) / 3 // gate_up is two of an expert's three matrices
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
