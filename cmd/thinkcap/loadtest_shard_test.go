@@ -67,7 +67,11 @@ func TestShardedLoadtest(t *testing.T) {
 					t.Errorf("%s: %v merged, %v unsharded", id, got[id], tok)
 				}
 			}
-			if lag := lagP99(t, merged); lag > max(2*wholeLag, 0.005) {
+			// A shard that waited on another would lag by its requests'
+			// durations (tens of ms and more); 10 ms leaves room for one
+			// stall of a two-core machine running the shards side by side
+			// (6.2 ms seen once under make test).
+			if lag := lagP99(t, merged); lag > max(2*wholeLag, 0.010) {
 				t.Errorf("%d shards: schedule lag p99 %.4f s against %.4f s unsharded", n, lag, wholeLag)
 			}
 			meta, err := loadgen.ReadMetadata(filepath.Join(merged, "metadata.json"))
