@@ -16,11 +16,14 @@ type CapacityBudget struct {
 	MemoryModel          string  `json:"memory_model"` // the release range (memory.go)
 	TotalBytes           int64   `json:"total_bytes"`  // the GPU's memory
 	GPUMemoryUtilization float64 `json:"gpu_memory_utilization"`
-	RequestedBytes       int64   `json:"requested_bytes"`       // ceil(total × utilisation)
-	WeightBytes          int64   `json:"weights_bytes"`         // "Model loading took"
-	ActivationPeakBytes  int64   `json:"activation_peak_bytes"` // "torch peak memory increase"
-	NonTorchBytes        int64   `json:"non_torch_bytes"`
-	CUDAGraphBytes       int64   `json:"cuda_graph_bytes"` // the estimate
+	RequestedBytes       int64   `json:"requested_bytes"` // ceil(total × utilisation)
+	WeightBytes          int64   `json:"weights_bytes"`   // "Model loading took"
+	// MXFP4Backend is the MoE backend whose padding the MXFP4 experts'
+	// bytes include (mxfp4.go), when the model has such experts.
+	MXFP4Backend        string `json:"mxfp4_moe_backend,omitempty"`
+	ActivationPeakBytes int64  `json:"activation_peak_bytes"` // "torch peak memory increase"
+	NonTorchBytes       int64  `json:"non_torch_bytes"`
+	CUDAGraphBytes      int64  `json:"cuda_graph_bytes"` // the estimate
 	// CUDAGraphSubtracted: the estimate is taken off the budget (since
 	// v0.21); before, the graphs are captured after the KV cache is sized.
 	CUDAGraphSubtracted bool `json:"cuda_graph_subtracted"`
@@ -42,7 +45,7 @@ func (c Capacity) Budget(cfg *Config) CapacityBudget {
 	b := CapacityBudget{
 		VLLMVersion: cfg.VLLMVersion, MemoryModel: cfg.memory().name,
 		TotalBytes: int64(cfg.GPU.MemoryGiB * bytesPerGiB), GPUMemoryUtilization: cfg.GPUMemoryUtilization,
-		RequestedBytes: c.RequestedBytes, WeightBytes: c.WeightBytesPerGPU, ActivationPeakBytes: c.ActivationBytes,
+		RequestedBytes: c.RequestedBytes, WeightBytes: c.WeightBytesPerGPU, MXFP4Backend: mxfp4BackendName(cfg), ActivationPeakBytes: c.ActivationBytes,
 		NonTorchBytes: c.NonTorchBytes, CUDAGraphBytes: c.CUDAGraphBytes, CUDAGraphSubtracted: c.CUDAGraphSubtracted,
 		KVCacheMemoryBytesGiven: cfg.KVCacheMemoryBytes > 0, AvailableKVBytes: c.AvailableKVBytes,
 		NumGPUBlocks: c.NumGPUBlocks, BlockSize: c.BlockSize, KVCacheTokens: c.KVCacheTokens,
@@ -67,7 +70,11 @@ func (b CapacityBudget) Explain() string {
 	} else {
 		line("total GPU memory", b.TotalBytes, "the GPU's total memory (torch.cuda.mem_get_info)")
 		line(fmt.Sprintf("× gpu_memory_utilization %g", b.GPUMemoryUtilization), b.RequestedBytes, "requested memory")
-		line("− weights", b.WeightBytes, `"Model loading took … GiB memory"`)
+		weights := `"Model loading took … GiB memory"`
+		if b.MXFP4Backend != "" {
+			weights += ", MXFP4 experts as the " + b.MXFP4Backend + " MoE backend pads them"
+		}
+		line("− weights", b.WeightBytes, weights)
 		line("− activation peak", b.ActivationPeakBytes, fmt.Sprintf("torch peak memory increase: dummy run of %d tokens, sampler on %d rows", b.MaxNumBatchedTokens, b.MaxNumSeqs))
 		line("− non-torch memory", b.NonTorchBytes, "non-torch increase (cuBLAS, NCCL, custom all-reduce)")
 		if b.CUDAGraphSubtracted {

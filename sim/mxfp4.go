@@ -51,6 +51,20 @@ var (
 	tritonHopperOnlySince = VLLMVersion{0, 12, 0}
 )
 
+// String is the backend as vLLM's log names it.
+func (b mxfp4Backend) String() string {
+	return [...]string{"Marlin", "Triton", "Triton (strided)", "FlashInfer", "ROCm Triton"}[b]
+}
+
+// mxfp4BackendName is the MoE backend padding c's MXFP4 experts, or ""
+// when the model has none.
+func mxfp4BackendName(c *Config) string {
+	if expertDtype(c) != "mxfp4" || !c.Model.IsMoE() {
+		return ""
+	}
+	return mxfp4BackendFor(c).String()
+}
+
 // mxfp4BackendFor is the backend vLLM picks for c's GPU and release.
 func mxfp4BackendFor(c *Config) mxfp4Backend {
 	v, err := ParseVLLMVersion(c.versionOrDefault())

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -73,6 +74,30 @@ func TestExpertStorageFactor(t *testing.T) {
 		c := Config{Model: m, GPU: refGPU(t, tc.gpu), TensorParallelSize: tc.tp, VLLMVersion: tc.version}
 		if got := expertStorageFactor(&c); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("gpt-oss-120b on %s TP %d, %s: factor %.5f, want %.5f", tc.gpu, tc.tp, tc.version, got, tc.want)
+		}
+	}
+}
+
+// TestExplainNamesMXFP4Backend: --explain says whose padding the weights
+// include, and says nothing of it for a model without MXFP4 experts.
+func TestExplainNamesMXFP4Backend(t *testing.T) {
+	for _, tc := range []struct{ model, gpu, version, want string }{
+		{"gpt-oss-120b", "a100-80g", "0.10.1", "Marlin"},
+		{"gpt-oss-120b", "h100-sxm", "0.14.1", "Triton"},
+		{"gpt-oss-120b", "b200", "0.19.0", "FlashInfer"},
+		{"qwen3-8b", "h100-sxm", "0.19.0", ""},
+	} {
+		c := refResolved(t, Config{Model: refModel(t, tc.model), GPU: refGPU(t, tc.gpu), VLLMVersion: tc.version, MaxModelLen: 8192})
+		cp, err := ComputeCapacity(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := cp.Budget(&c)
+		if b.MXFP4Backend != tc.want {
+			t.Errorf("%s on %s: mxfp4_moe_backend %q, want %q", tc.model, tc.gpu, b.MXFP4Backend, tc.want)
+		}
+		if got := strings.Contains(b.Explain(), "MoE backend pads them"); got != (tc.want != "") {
+			t.Errorf("%s on %s: explain names a backend: %v\n%s", tc.model, tc.gpu, got, b.Explain())
 		}
 	}
 }
