@@ -72,6 +72,7 @@ func (g *group) coef(base profiles.StepCoefficients) profiles.StepCoefficients {
 // coefficients (prior, the first point's: efficiencies are fractions of
 // each GPU's own datasheet, so a generation shares them).
 func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoefficients) *group {
+	viaHost := slices.ContainsFunc(idx, func(i int) bool { return c.points[i].cfg.GPU.AllReduceViaHost })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
 			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
@@ -84,6 +85,12 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 		if s.FP8ExpertComputeEfficiency == 0 {
 			s.FP8ExpertComputeEfficiency = s.ExpertComputeEfficiency
+		}
+		switch {
+		case !viaHost:
+			s.HostAllReduceEfficiency = 0 // no point can see it: left out of the fit and the file
+		case s.HostAllReduceEfficiency == 0:
+			s.HostAllReduceEfficiency = s.InterconnectEfficiency // its meaning when unset
 		}
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit

@@ -26,12 +26,49 @@ type Point struct {
 
 // excluded says why a metric of the point is left out of the fit and the
 // scoreboard ("" when it is not): a TTFT the source flags as a
-// measurement spike.
+// measurement spike, or one faster than the GPUs can compute (cacheHit).
 func (p *Point) excluded(metric string) string {
-	if metric == MetricTTFT && strings.Contains(strings.ToLower(p.Record.Notes), "spike") {
+	if metric != MetricTTFT {
+		return ""
+	}
+	if strings.Contains(strings.ToLower(p.Record.Notes), "spike") {
 		return "TTFT spike flagged by the source"
 	}
-	return ""
+	return p.cacheHit()
+}
+
+// cacheHit says why the point's TTFT must have come from the prefix cache
+// ("" when it need not have): it is below the prefill's compute floor
+// (sim.PrefillFloorSeconds) for the shortest prompt, and, for a burst of
+// N prompts sent at once, below (N+1)/2 floors, the least mean when each
+// prompt's prefill waits for the ones computed before it. A record that
+// declares its shared prefix or repeated prompts is replayed with them and
+// is not judged here. Such a TTFT measures a cache the replay cannot know
+// of (a server that kept the same seeded prompts from an earlier run).
+func (p *Point) cacheHit() string {
+	r := p.Record
+	if p.Skip != "" || r.Workload.PrefixLen > 0 || r.Workload.DistinctPrompts > 0 {
+		return ""
+	}
+	ttft := r.Measured.TTFT.Mean
+	if ttft <= 0 {
+		ttft = r.Measured.TTFT.Median
+	}
+	in := r.Workload.InputLen.Min
+	if in <= 0 {
+		in = meanLen(r.Workload.InputLen)
+	}
+	if ttft <= 0 || in <= 0 {
+		return ""
+	}
+	floor := sim.PrefillFloorSeconds(&p.cfg, in) * 1e3
+	if r.RequestRate < 0 && r.Workload.NumPrompts > 1 {
+		floor *= float64(r.Workload.NumPrompts+1) / 2
+	}
+	if ttft >= floor {
+		return ""
+	}
+	return fmt.Sprintf("TTFT %.0f ms below the prefill's compute floor of %.0f ms: prompts from the prefix cache", ttft, floor)
 }
 
 // corpus is the records ready to replay.

@@ -202,3 +202,48 @@ func TestConfigSkips(t *testing.T) {
 		t.Errorf("Llama 3.3 FP4: %s %q, skip %q; want llama-3.1-70b nvfp4", cfg.Model.Name, cfg.Quantization, skip)
 	}
 }
+
+// TestCacheHitExcludesTTFT: a TTFT faster than the GPUs can compute the
+// prompt is left out of the fit and the scoreboard with the reason; a
+// possible one is kept, a burst is held to (N+1)/2 floors, and a record
+// that declares its shared prefix is replayed with it, not judged.
+func TestCacheHitExcludesTTFT(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	point := func(edit func(*Record)) *Point {
+		r := testRecord()
+		edit(&r)
+		p := &Point{Record: &r}
+		p.cfg, p.Skip = config(cat, &r)
+		if p.Skip != "" {
+			t.Fatal(p.Skip)
+		}
+		return p
+	}
+	// qwen3-8b on one H100: 800 tokens need 2 × 6.95e9 × 800 / 989e12 ≈ 11 ms.
+	for _, tc := range []struct {
+		name string
+		edit func(*Record)
+		hit  bool
+	}{
+		{"possible", func(r *Record) { r.Measured.TTFT = Stat{Mean: 60} }, false},
+		{"below the floor", func(r *Record) { r.Measured.TTFT = Stat{Mean: 5} }, true},
+		{"median only", func(r *Record) { r.Measured.TTFT = Stat{Median: 5} }, true},
+		{"burst of 40 at once", func(r *Record) {
+			r.Concurrency, r.RequestRate, r.Measured.TTFT = 0, -1, Stat{Mean: 100}
+		}, true}, // 20.5 floors ≈ 230 ms
+		{"shared prefix declared", func(r *Record) { r.Workload.PrefixLen, r.Measured.TTFT = 700, Stat{Mean: 5} }, false},
+		{"repeated prompts declared", func(r *Record) { r.Workload.DistinctPrompts, r.Measured.TTFT = 4, Stat{Mean: 5} }, false},
+	} {
+		p := point(tc.edit)
+		why := p.excluded(MetricTTFT)
+		if (why != "") != tc.hit || (tc.hit && !strings.Contains(why, "prefix cache")) {
+			t.Errorf("%s: excluded %q, want a cache hit: %v", tc.name, why, tc.hit)
+		}
+		if p.excluded(MetricTPOT) != "" {
+			t.Errorf("%s: TPOT excluded", tc.name)
+		}
+	}
+}

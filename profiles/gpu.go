@@ -22,6 +22,13 @@ type GPU struct {
 	// InterconnectGBps is the per-GPU aggregate GPU-to-GPU bandwidth, both
 	// directions together (NVLink 4: 900 GB/s, i.e. 450 GB/s each way).
 	InterconnectGBps float64 `yaml:"interconnect_gbps"`
+	// AllReduceViaHost: the GPUs of a server cannot reach each other's
+	// memory (no GPU peer-to-peer), so vLLM disables its custom all-reduce
+	// ("your platform lacks GPU P2P capability", vllm/distributed/
+	// device_communicators/custom_all_reduce.py) and NCCL stages every
+	// all-reduce through host memory: the step model prices it with
+	// host_all_reduce_efficiency instead of interconnect_efficiency.
+	AllReduceViaHost bool `yaml:"all_reduce_via_host,omitempty"`
 	// PricePerHour is the default on-demand price of one GPU-hour in USD.
 	PricePerHour float64 `yaml:"price_per_hour"`
 	// Step holds this GPU's default step-time coefficients; a --step-model
@@ -72,6 +79,10 @@ type StepCoefficients struct {
 	// InterconnectEfficiency is the fraction of the one-way link bandwidth an
 	// all-reduce reaches.
 	InterconnectEfficiency float64 `yaml:"interconnect_efficiency" json:"interconnect_efficiency"`
+	// HostAllReduceEfficiency is the same fraction for an all-reduce that
+	// NCCL stages through host memory (GPU.AllReduceViaHost); 0 means
+	// InterconnectEfficiency.
+	HostAllReduceEfficiency float64 `yaml:"host_all_reduce_efficiency,omitempty" json:"host_all_reduce_efficiency,omitempty"`
 	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
 	// all-reduce, in microseconds (two per layer per step).
 	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`

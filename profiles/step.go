@@ -29,6 +29,7 @@ var StepFields = []StepField{
 	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
 	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},
 	{"interconnect_efficiency", func(s *StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
+	{"host_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostAllReduceEfficiency }},
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
 	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},

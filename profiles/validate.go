@@ -62,6 +62,9 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	p.nonNegative(prefix+"per_request_overhead_us", s.PerRequestOverheadUs)
 	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)
 	fraction("interconnect_efficiency", s.InterconnectEfficiency)
+	if s.HostAllReduceEfficiency != 0 {
+		fraction("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
+	}
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)

@@ -89,6 +89,8 @@ func TestGPUValidate(t *testing.T) {
 		{"negative price", func(g *GPU) { g.PricePerHour = -1 }, []string{"price_per_hour must be >= 0"}},
 		{"efficiency above one", func(g *GPU) { g.Step.ComputeEfficiency = 1.2 }, []string{"step.compute_efficiency must be in (0, 1], got 1.2"}},
 		{"efficiency of one is fine", func(g *GPU) { g.Step.KVBandwidthEfficiency = 1 }, nil},
+		{"host all-reduce efficiency above one", func(g *GPU) { g.Step.HostAllReduceEfficiency = 1.5 }, []string{"step.host_all_reduce_efficiency must be in (0, 1], got 1.5"}},
+		{"host all-reduce efficiency unset is fine", func(g *GPU) { g.Step.HostAllReduceEfficiency = 0 }, nil},
 		{"zero overhead is fine", func(g *GPU) { g.Step.StepOverheadMs = 0 }, nil},
 		{"negative overhead", func(g *GPU) { g.Step.AllReduceLatencyUs = -1 }, []string{"step.all_reduce_latency_us must be >= 0"}},
 		{"missing step", func(g *GPU) { g.Step = StepCoefficients{} }, []string{

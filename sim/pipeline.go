@@ -167,7 +167,7 @@ func (s *StepModel) setPipeline(c *Config) {
 		return
 	}
 	k := c.Step
-	oneWay := c.GPU.InterconnectGBps / 2 * 1e9 * k.InterconnectEfficiency
+	oneWay := c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
 	s.xferNsPerToken = 2 * float64(c.Model.HiddenSize) * 2 / oneWay * 1e9
 	s.xferFixedNs = k.AllReduceLatencyUs * 1e3
 }

@@ -72,7 +72,8 @@ type Batch struct {
 // layer (MLA in its absorbed form: qk = kv_lora_rank + rope, v =
 // kv_lora_rank): PrefillAttnPairs, plus ContextTokens × query tokens per
 // request for decode. TP adds two ring all-reduces of tokens × hidden bf16
-// values per layer over the one-way link bandwidth × InterconnectEfficiency,
+// values per layer over the one-way link bandwidth × InterconnectEfficiency
+// (HostAllReduceEfficiency where NCCL stages them through host memory),
 // each with AllReduceLatencyUs.
 //
 // The CPU's part is the engine core's scheduling, input preparation and
@@ -187,7 +188,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
 		// Ring all-reduce moves 2(tp−1)/tp of the buffer over each one-way link.
-		oneWay := g.InterconnectGBps / 2 * 1e9 * k.InterconnectEfficiency
+		oneWay := g.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
 		perLayer := 2 * (2 * (tp - 1) / tp * h * 2) / oneWay * 1e9
 		s.arNsPerToken = perLayer * float64(m.Layers)
 		s.arFixedNs = 2 * k.AllReduceLatencyUs * 1e3 * float64(m.Layers)
@@ -196,6 +197,17 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.setDrafter(c, p, geom, linPeak, pair)
 	s.setPipeline(c)
 	return s, nil
+}
+
+// linkEfficiency is the fraction of the one-way link bandwidth c's
+// all-reduces reach: host_all_reduce_efficiency when NCCL stages them
+// through host memory (profiles.GPU.AllReduceViaHost), else
+// interconnect_efficiency.
+func linkEfficiency(c *Config) float64 {
+	if c.GPU.AllReduceViaHost && c.Step.HostAllReduceEfficiency > 0 {
+		return c.Step.HostAllReduceEfficiency
+	}
+	return c.Step.InterconnectEfficiency
 }
 
 // setDrafter prices one drafting pass (see StepModel).

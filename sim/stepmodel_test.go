@@ -265,3 +265,61 @@ func BenchmarkStepTime(b *testing.B) {
 	}
 	_ = sum
 }
+
+// TestAllReduceViaHost: on a GPU whose all-reduces NCCL stages through host
+// memory, host_all_reduce_efficiency prices them (a lower one, a slower
+// prefill at TP 2), and an unset one falls back to interconnect_efficiency.
+func TestAllReduceViaHost(t *testing.T) {
+	gpu := refGPU(t, "a100-80g-pcie")
+	if !gpu.AllReduceViaHost {
+		t.Fatal("a100-80g-pcie: want all_reduce_via_host (its corpus logs lack GPU P2P)")
+	}
+	cfg := func(host float64) Config {
+		c := Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, TensorParallelSize: 2}
+		c.GPU.Step.InterconnectEfficiency, c.GPU.Step.HostAllReduceEfficiency = 0.8, host
+		return c
+	}
+	prefill := Batch{NumReqs: 1, PrefillTokens: 2048, PrefillAttnPairs: 2048 * 2049 / 2}
+	slow, _ := stepModelFor(t, cfg(0.2))
+	fast, _ := stepModelFor(t, cfg(0.8))
+	unset, _ := stepModelFor(t, cfg(0))
+	if slow.StepTime(&prefill) <= fast.StepTime(&prefill) {
+		t.Errorf("prefill at host efficiency 0.2: %d ns, at 0.8: %d ns; want slower", slow.StepTime(&prefill), fast.StepTime(&prefill))
+	}
+	if r := slow.arNsPerToken / fast.arNsPerToken; math.Abs(r-4) > 1e-9 {
+		t.Errorf("all-reduce time per token 0.2 / 0.8 = %v; want 4", r)
+	}
+	if unset.arNsPerToken != fast.arNsPerToken {
+		t.Errorf("unset host efficiency: %v ns/token, want interconnect_efficiency's %v", unset.arNsPerToken, fast.arNsPerToken)
+	}
+	nvlink := cfg(0.2)
+	nvlink.GPU.AllReduceViaHost = false
+	if m, _ := stepModelFor(t, nvlink); m.arNsPerToken != fast.arNsPerToken {
+		t.Errorf("peer-to-peer GPU priced by host efficiency: %v ns/token, want %v", m.arNsPerToken, fast.arNsPerToken)
+	}
+}
+
+// TestPrefillFloor: the compute floor is 2 × active parameters × tokens at
+// the tensor-core peak over the replica's GPUs, and no step the model
+// prices for that prefill is shorter.
+func TestPrefillFloor(t *testing.T) {
+	gpu := refGPU(t, "h100-sxm")
+	for _, tc := range []struct {
+		model string
+		tp    int
+	}{{"qwen3-8b", 1}, {"llama-3.1-70b", 4}, {"gpt-oss-120b", 2}, {"qwen3-235b-a22b", 8}} {
+		c := Config{Model: refModel(t, tc.model), GPU: gpu, TensorParallelSize: tc.tp}
+		m, rc := stepModelFor(t, c)
+		floor := PrefillFloorSeconds(&rc, 4096)
+		b := Batch{NumReqs: 1, PrefillTokens: 4096, PrefillAttnPairs: 4096 * 4097 / 2}
+		if step := float64(m.StepTime(&b)) / 1e9; floor <= 0 || floor > step {
+			t.Errorf("%s TP %d: floor %.4f s, step %.4f s; want 0 < floor <= step", tc.model, tc.tp, floor, step)
+		}
+	}
+	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu})
+	p := modelParams(&c.Model)
+	want := 2 * p.activeNonEmbedding(&c.Model) * 1000 / (gpu.BF16TFLOPS * 1e12)
+	if got := PrefillFloorSeconds(&c, 1000); math.Abs(got-want) > 1e-12 {
+		t.Errorf("qwen3-8b, 1,000 tokens: %.6f s, want %.6f", got, want)
+	}
+}
