@@ -101,7 +101,9 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {
-		g.free[k] = !slices.Contains(c.hold, p.name)
+		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency
+		// where no GPU stages its all-reduces through host memory).
+		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0)
 		if !g.free[k] {
 			g.x[k] = g.prior[k]
 		}

@@ -19,9 +19,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.113, MetricTTFT: 0.235, MetricThroughput: 0.22},
-	cv:     map[string]float64{MetricTPOT: 0.13, MetricTTFT: 0.265},
-	regime: 0.29,
+	mape:   map[string]float64{MetricTPOT: 0.111, MetricTTFT: 0.215, MetricThroughput: 0.19},
+	cv:     map[string]float64{MetricTPOT: 0.128, MetricTTFT: 0.24},
+	regime: 0.25,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
