@@ -38,6 +38,7 @@ type CapacityBudget struct {
 	MaxConcurrency          float64 `json:"max_concurrency"`
 	MaxNumBatchedTokens     int     `json:"max_num_batched_tokens"` // the profile run's tokens
 	MaxNumSeqs              int     `json:"max_num_seqs"`           // the sampler warm-up's rows
+	FlashInferSampler       bool    `json:"flashinfer_sampler,omitempty"`
 }
 
 // Budget is c's memory budget for the resolved cfg it was computed from.
@@ -50,7 +51,7 @@ func (c Capacity) Budget(cfg *Config) CapacityBudget {
 		KVCacheMemoryBytesGiven: cfg.KVCacheMemoryBytes > 0, AvailableKVBytes: c.AvailableKVBytes,
 		NumGPUBlocks: c.NumGPUBlocks, BlockSize: c.BlockSize, KVCacheTokens: c.KVCacheTokens,
 		MaxModelLen: cfg.MaxModelLen, MaxConcurrency: c.MaxConcurrency,
-		MaxNumBatchedTokens: cfg.MaxNumBatchedTokens, MaxNumSeqs: cfg.MaxNumSeqs,
+		MaxNumBatchedTokens: cfg.MaxNumBatchedTokens, MaxNumSeqs: cfg.MaxNumSeqs, FlashInferSampler: cfg.FlashInferSampler,
 	}
 	if pool, err := newKVPool(cfg, newKVGeometry(cfg)); err == nil {
 		b.BlockBytes = pool.blockBytes
@@ -75,7 +76,11 @@ func (b CapacityBudget) Explain() string {
 			weights += ", MXFP4 experts as the " + b.MXFP4Backend + " MoE backend pads them"
 		}
 		line("− weights", b.WeightBytes, weights)
-		line("− activation peak", b.ActivationPeakBytes, fmt.Sprintf("torch peak memory increase: dummy run of %d tokens, sampler on %d rows", b.MaxNumBatchedTokens, b.MaxNumSeqs))
+		sampler := "sampler"
+		if b.FlashInferSampler {
+			sampler = "FlashInfer's sampler"
+		}
+		line("− activation peak", b.ActivationPeakBytes, fmt.Sprintf("torch peak memory increase: dummy run of %d tokens, %s on %d rows", b.MaxNumBatchedTokens, sampler, b.MaxNumSeqs))
 		line("− non-torch memory", b.NonTorchBytes, "non-torch increase (cuBLAS, NCCL, custom all-reduce)")
 		if b.CUDAGraphSubtracted {
 			line("− CUDA graphs (estimate)", b.CUDAGraphBytes, `"Estimated CUDA graph memory: … GiB total" (subtracted since 0.21)`)

@@ -25,6 +25,11 @@ type Config struct {
 	NumGPUBlocksOverride int    // --num-gpu-blocks-override: always wins
 	KVCacheMemoryBytes   int64  // --kv-cache-memory-bytes: skips memory profiling
 	SchedulingPolicy     string // --scheduling-policy: fcfs (default) or priority
+	// FlashInferSampler: the server samples top-k/top-p with FlashInfer's
+	// kernels (VLLM_USE_FLASHINFER_SAMPLER=1, or an install where vLLM picks
+	// them: its startup log prints "Using FlashInfer for top-p & top-k
+	// sampling"), whose profile-run warm-up holds less (memory.go).
+	FlashInferSampler bool
 	// LongPrefillTokenThreshold caps one request's prefill chunk (0: off).
 	LongPrefillTokenThreshold int
 	// VLLMVersion is --vllm-version: the release whose startup memory

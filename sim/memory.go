@@ -106,6 +106,28 @@ type memoryModel struct {
 	samplerBytesPerLogit float64
 }
 
+// flashInferSamplerBytesPerLogit is what the sampler warm-up holds per
+// logit with FlashInfer's top-k/top-p sampling kernels, which sample from
+// the probabilities without the torch path's sorted copy
+// (vllm/v1/sample/ops/topk_topp_sampler.py: "Using FlashInfer for top-p &
+// top-k sampling"): five vLLM 0.10.1.1 startup logs that print that line
+// (corpus rows R-01..R-04, R-06: A100s, 256 rows of 152,064 or 201,088
+// logits) leave 0.35-0.53 GiB beyond weights and KV where the torch
+// sampler's 24 B would need 0.87 GiB and more; 12 B puts all five within
+// 2 %. The one log of that install without the line (R-05) fits 24 B.
+const flashInferSamplerBytesPerLogit = 12
+
+// samplerBytesPerLogit is the sampler warm-up's bytes per logit for c:
+// FlashInfer's when c says the server runs it (FlashInferSampler), never
+// more than the release's own figure.
+func (c *Config) samplerBytesPerLogit() float64 {
+	b := c.memory().samplerBytesPerLogit
+	if c.FlashInferSampler {
+		b = min(b, flashInferSamplerBytesPerLogit)
+	}
+	return b
+}
+
 // kvCacheTokens is the "GPU KV cache size" vLLM logs for cp.
 func (m memoryModel) kvCacheTokens(cp Capacity, maxModelLen int) int64 {
 	if m.tokensPerGroup {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -158,6 +159,35 @@ func TestCapacityBudgetExplain(t *testing.T) {
 			if !strings.Contains(string(js), `"`+k+`"`) {
 				t.Errorf("%s: JSON lacks %q", version, k)
 			}
+		}
+	}
+}
+
+// TestFlashInferSampler: FlashInfer's sampler holds 12 B a logit at the
+// warm-up (the torch path's 24 B before 0.17, 16 B after), so it lowers
+// the activation peak by rows × vocabulary × the difference, and --explain
+// says which sampler it priced.
+func TestFlashInferSampler(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		torch   float64
+	}{{"0.10.1.1", 24}, {"0.19.0", 16}} {
+		base := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-80g"), VLLMVersion: tc.version, MaxModelLen: 8192, MaxNumBatchedTokens: 512}
+		torch := refResolved(t, base)
+		base.FlashInferSampler = true
+		fi := refResolved(t, base)
+		p := modelParams(&torch.Model)
+		got := activationPeakBytes(&torch, p) - activationPeakBytes(&fi, p)
+		want := float64(torch.MaxNumSeqs) * float64(torch.Model.VocabSize) * (tc.torch - flashInferSamplerBytesPerLogit)
+		if math.Abs(got-want) > 1 {
+			t.Errorf("vLLM %s: FlashInfer's sampler saves %.0f bytes, want %.0f", tc.version, got, want)
+		}
+		cp, err := ComputeCapacity(&fi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := cp.Budget(&fi); !b.FlashInferSampler || !strings.Contains(b.Explain(), "FlashInfer's sampler") {
+			t.Errorf("vLLM %s: explain does not name FlashInfer's sampler:\n%s", tc.version, b.Explain())
 		}
 	}
 }

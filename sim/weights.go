@@ -229,7 +229,7 @@ func activationPeakBytes(c *Config, p paramSplit) float64 {
 	tokens := float64(c.MaxNumBatchedTokens)
 	forward := tokens * 2 * (2*h + width)
 	rows := min(c.MaxNumSeqs*(1+specTokens(c)), c.MaxNumBatchedTokens)
-	sampler := float64(rows)*float64(m.VocabSize)*c.memory().samplerBytesPerLogit + tokens*h*2
+	sampler := float64(rows)*float64(m.VocabSize)*c.samplerBytesPerLogit() + tokens*h*2
 	return max(forward, sampler)
 }
 

@@ -30,16 +30,18 @@ type deploymentFlags struct {
 	blocks       int
 	kvMemBytes   int64
 	policy       string
-	longPrefill  int
-	stepModel    string
-	replicas     int
-	router       string
-	seed         int64
-	vllmVersion  string
-	entryPoint   string
-	apiServers   int  // --api-server-count
-	async        bool // --async-scheduling
-	noAsync      bool // --no-async-scheduling
+	// flashInferSampler is --flashinfer-sampler.
+	flashInferSampler bool
+	longPrefill       int
+	stepModel         string
+	replicas          int
+	router            string
+	seed              int64
+	vllmVersion       string
+	entryPoint        string
+	apiServers        int  // --api-server-count
+	async             bool // --async-scheduling
+	noAsync           bool // --no-async-scheduling
 	// set is the flag set the flags were registered in: which were given
 	// (a flag given as 0 is checked, not taken for vLLM's default).
 	set *pflag.FlagSet
@@ -65,6 +67,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.blocks, "num-gpu-blocks-override", 0, "KV blocks per replica, as vLLM logs them (always wins over the computed capacity)")
 	fs.Int64Var(&f.kvMemBytes, "kv-cache-memory-bytes", 0, "KV cache memory per GPU in bytes (skips the memory model, as in vLLM)")
 	fs.StringVar(&f.policy, "scheduling-policy", "fcfs", "fcfs or priority")
+	fs.BoolVar(&f.flashInferSampler, "flashinfer-sampler", false, `the server samples with FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=1; its log prints "Using FlashInfer for top-p & top-k sampling"): a smaller startup activation peak`)
 	fs.IntVar(&f.longPrefill, "long-prefill-token-threshold", 0, "cap on one request's prefill chunk per step (0: off)")
 	fs.StringVar(&f.stepModel, "step-model", "", "YAML file overriding step-time coefficients (see README)")
 	fs.IntVar(&f.replicas, "replicas", 1, "replicas behind the router")
@@ -90,7 +93,7 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			TensorParallelSize: f.tp, PipelineParallelSize: f.pp, KVCacheDtype: f.kvCacheDtype, Quantization: f.quantization,
 			GPUMemoryUtilization: util, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,
 			MaxModelLen: f.maxModelLen, BlockSize: f.blockSize, DisablePrefixCaching: !f.prefixCache,
-			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy,
+			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy, FlashInferSampler: f.flashInferSampler,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
 			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
 			APIServerCount: f.apiServers,
