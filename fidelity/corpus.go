@@ -52,17 +52,21 @@ type Ref struct {
 
 // Engine is the engine flags a source gives; nil or zero is unknown.
 type Engine struct {
-	MaxNumSeqs           int               `json:"max_num_seqs,omitempty"`
-	MaxNumBatchedTokens  int               `json:"max_num_batched_tokens,omitempty"`
-	MaxModelLen          int               `json:"max_model_len,omitempty"`
-	BlockSize            int               `json:"block_size,omitempty"`
-	GPUMemoryUtilization float64           `json:"gpu_memory_utilization,omitempty"`
-	EnablePrefixCaching  *bool             `json:"enable_prefix_caching,omitempty"`
-	EnableChunkedPrefill *bool             `json:"enable_chunked_prefill,omitempty"`
-	EnforceEager         *bool             `json:"enforce_eager,omitempty"`
-	AsyncScheduling      *bool             `json:"async_scheduling,omitempty"`
-	AttentionBackend     string            `json:"attention_backend,omitempty"`
-	Env                  map[string]string `json:"env,omitempty"`
+	MaxNumSeqs           int     `json:"max_num_seqs,omitempty"`
+	MaxNumBatchedTokens  int     `json:"max_num_batched_tokens,omitempty"`
+	MaxModelLen          int     `json:"max_model_len,omitempty"`
+	BlockSize            int     `json:"block_size,omitempty"`
+	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"`
+	EnablePrefixCaching  *bool   `json:"enable_prefix_caching,omitempty"`
+	EnableChunkedPrefill *bool   `json:"enable_chunked_prefill,omitempty"`
+	EnforceEager         *bool   `json:"enforce_eager,omitempty"`
+	AsyncScheduling      *bool   `json:"async_scheduling,omitempty"`
+	AttentionBackend     string  `json:"attention_backend,omitempty"`
+	// AvailableKVGiB is the "Available KV cache memory" (GiB per GPU) the
+	// source logged: the replay sizes the KV cache from it, as
+	// --kv-cache-memory-bytes does, rather than from the memory model.
+	AvailableKVGiB float64           `json:"available_kv_gib,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
 }
 
 // Load is the workload a load point ran: the dataset and its lengths.

@@ -87,6 +87,9 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		async := *e.AsyncScheduling
 		cfg.AsyncScheduling = &async
 	}
+	if e.AvailableKVGiB > 0 {
+		cfg.KVCacheMemoryBytes = int64(e.AvailableKVGiB * (1 << 30))
+	}
 	if err := cfg.Resolve(); err != nil {
 		return cfg, "config: " + err.Error()
 	}
