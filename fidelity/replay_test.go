@@ -2,10 +2,12 @@ package fidelity
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 func testRecord() Record {
@@ -244,6 +246,60 @@ func TestCacheHitExcludesTTFT(t *testing.T) {
 		}
 		if p.excluded(MetricTPOT) != "" {
 			t.Errorf("%s: TPOT excluded", tc.name)
+		}
+	}
+}
+
+// TestLoggedKVMemorySizesReplay: a record's engine.available_kv_gib sizes
+// the replay's KV cache as --kv-cache-memory-bytes would, whatever the
+// memory model would have left.
+func TestLoggedKVMemorySizesReplay(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord()
+	r.Engine.AvailableKVGiB = 3.5
+	cfg, skip := config(cat, &r)
+	if skip != "" {
+		t.Fatal(skip)
+	}
+	if cfg.KVCacheMemoryBytes != int64(3.5*(1<<30)) {
+		t.Fatalf("KV memory %d bytes, want 3.5 GiB", cfg.KVCacheMemoryBytes)
+	}
+	cp, err := sim.ComputeCapacity(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.AvailableKVBytes != cfg.KVCacheMemoryBytes {
+		t.Errorf("capacity from %d bytes of KV memory, want the logged %d", cp.AvailableKVBytes, cfg.KVCacheMemoryBytes)
+	}
+	r.Engine.AvailableKVGiB = 0
+	if cfg, _ := config(cat, &r); cfg.KVCacheMemoryBytes != 0 {
+		t.Errorf("no logged KV memory: %d bytes given", cfg.KVCacheMemoryBytes)
+	}
+}
+
+// TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency is
+// a free parameter of a group that has a GPU staging its all-reduces
+// through host memory (starting, when unset, from interconnect_efficiency),
+// and left out of any other group's fit.
+func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
+	k := slices.IndexFunc(params, func(p param) bool { return p.name == "host_all_reduce_efficiency" })
+	if k < 0 {
+		t.Fatal("host_all_reduce_efficiency is not a fit parameter")
+	}
+	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4}
+	for _, viaHost := range []bool{false, true} {
+		p := &Point{}
+		p.cfg.GPU.AllReduceViaHost = viaHost
+		c := &corpus{points: []*Point{p}}
+		g := c.newGroup("g", []int{0}, s, s)
+		if g.free[k] != viaHost {
+			t.Errorf("via host %v: free %v", viaHost, g.free[k])
+		}
+		if want := map[bool]float64{false: 0, true: 1 / 0.5}[viaHost]; g.x[k] != want {
+			t.Errorf("via host %v: starts at %g, want %g", viaHost, g.x[k], want)
 		}
 	}
 }

@@ -56,10 +56,15 @@ func (b mxfp4Backend) String() string {
 	return [...]string{"Marlin", "Triton", "Triton (strided)", "FlashInfer", "ROCm Triton"}[b]
 }
 
+// hasMXFP4Experts reports whether c's model has routed experts in MXFP4.
+func hasMXFP4Experts(c *Config) bool {
+	return c.Model.IsMoE() && expertDtype(c) == "mxfp4"
+}
+
 // mxfp4BackendName is the MoE backend padding c's MXFP4 experts, or ""
 // when the model has none.
 func mxfp4BackendName(c *Config) string {
-	if expertDtype(c) != "mxfp4" || !c.Model.IsMoE() {
+	if !hasMXFP4Experts(c) {
 		return ""
 	}
 	return mxfp4BackendFor(c).String()
@@ -98,7 +103,7 @@ func mxfp4BackendFor(c *Config) mxfp4Backend {
 // overstates the experts a step reads; the corpus cannot tell which.
 func expertStorageFactor(c *Config) float64 {
 	m := &c.Model
-	if expertDtype(c) != "mxfp4" || !m.IsMoE() || m.MoEIntermediateSize <= 0 {
+	if !hasMXFP4Experts(c) || m.MoEIntermediateSize <= 0 {
 		return 1
 	}
 	h := m.HiddenSize

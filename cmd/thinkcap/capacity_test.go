@@ -66,3 +66,25 @@ func TestCapacityVLLMVersion(t *testing.T) {
 		t.Errorf("--vllm-version latest: exit %d, %q; want 2 naming the flag", code, errOut)
 	}
 }
+
+// TestCapacityFlashInferSampler: --flashinfer-sampler reaches the memory
+// model: a smaller activation peak before 0.17, named in --explain.
+func TestCapacityFlashInferSampler(t *testing.T) {
+	args := []string{"capacity", "--vllm-version", "0.10.2", "--explain", "-o", "json"}
+	var torch, fi sim.CapacityBudget
+	for _, c := range []struct {
+		extra []string
+		b     *sim.CapacityBudget
+	}{{nil, &torch}, {[]string{"--flashinfer-sampler"}, &fi}} {
+		out, errOut, code := thinkcap(t, append(args, c.extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), c.b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !fi.FlashInferSampler || torch.FlashInferSampler || fi.ActivationPeakBytes >= torch.ActivationPeakBytes {
+		t.Errorf("--flashinfer-sampler: flag %v, activation peak %d bytes against %d without", fi.FlashInferSampler, fi.ActivationPeakBytes, torch.ActivationPeakBytes)
+	}
+}
