@@ -35,9 +35,10 @@ func (r *Record) Deployment() string {
 // config is the simulator's deployment for a record: the model's profile
 // (a checkpoint of the same architecture by its alias), the GPU's, the
 // record's parallelism, dtypes and engine flags, vLLM's defaults for the
-// rest, prefix caching off unless the record says on (benchmark prompts
-// are random). skip says why the record cannot be replayed ("" when it
-// can).
+// rest, prefix caching on unless the record says off, as vLLM's V1 default
+// is (random benchmark prompts share nothing, but a preempted request's
+// own blocks hit on its resume). skip says why the record cannot be
+// replayed ("" when it can).
 func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	m, err := cat.Model(r.Model)
 	if err != nil {
@@ -79,7 +80,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		KVCacheDtype: kv, Quantization: q, GPUMemoryUtilization: e.GPUMemoryUtilization,
 		MaxNumSeqs: e.MaxNumSeqs, MaxNumBatchedTokens: e.MaxNumBatchedTokens,
 		MaxModelLen: e.MaxModelLen, BlockSize: e.BlockSize,
-		DisablePrefixCaching: e.EnablePrefixCaching == nil || !*e.EnablePrefixCaching,
+		DisablePrefixCaching: e.EnablePrefixCaching != nil && !*e.EnablePrefixCaching,
 		Step:                 g.Step, Replicas: 1,
 	}
 	cfg.VLLMVersion = vllmVersion(r)

@@ -51,7 +51,7 @@ func requests(r *Record) ([]workload.Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workload.input_len: %w", err)
 	}
-	out, err := lengthDist(r.Workload.OutputLen)
+	out, err := outputDist(r)
 	if err != nil {
 		return nil, fmt.Errorf("workload.output_len: %w", err)
 	}
@@ -87,6 +87,51 @@ func requests(r *Record) ([]workload.Request, error) {
 		}
 	}
 	return reqs, nil
+}
+
+// outputDist is the output lengths the record's requests generated: the
+// source's, or, when the source did not set --ignore-eos and its client
+// counted fewer tokens than it asked for (total_output_tokens /
+// completed under the requested mean: the model stopped early), an
+// exponential stopping length clamped at the requested maximum whose mean
+// is the one counted. A constant chance to stop at each token is the
+// least-informed model of where a model ends text of random tokens; the
+// requests that do not stop by the maximum end there, as max_tokens makes
+// them.
+func outputDist(r *Record) (workload.Dist, error) {
+	l := r.Workload.OutputLen
+	m := r.Measured
+	asked := meanLen(l)
+	if r.Workload.IgnoreEOS != nil && *r.Workload.IgnoreEOS || l.Max <= 0 || asked <= 0 || m.Completed <= 0 || m.TotalOutputTokens <= 0 {
+		return lengthDist(l)
+	}
+	got := float64(m.TotalOutputTokens) / float64(m.Completed)
+	if got >= earlyStopShare*asked {
+		return lengthDist(l)
+	}
+	mu := stoppingMean(got, l.Max)
+	return workload.ParseDist(fmt.Sprintf("exponential:mean=%g,min=1,max=%d", mu, int(math.Round(l.Max))))
+}
+
+// earlyStopShare is the share of the asked output under which a run's
+// requests count as stopping early (above it, the few short ones change
+// nothing a replay can see).
+const earlyStopShare = 0.97
+
+// stoppingMean is the mean μ of an exponential whose draws clamped at max
+// average mean: μ(1 − e^(−max/μ)) = mean, by bisection (the left side
+// grows with μ from 0 towards max).
+func stoppingMean(mean, max float64) float64 {
+	lo, hi := 1e-9, 1e9
+	for range 200 {
+		mid := math.Sqrt(lo * hi)
+		if mid*(-math.Expm1(-max/mid)) < mean {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Sqrt(lo * hi)
 }
 
 // lengthDist is a Length as a workload distribution.

@@ -303,3 +303,60 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyStopsReplayed: a run without --ignore-eos whose client counted
+// 106 of the 200 tokens asked replays requests that stop early, averaging
+// the count, none above the maximum and some at it; with --ignore-eos, or
+// with the count at what was asked, every request is the length asked.
+func TestEarlyStopsReplayed(t *testing.T) {
+	r := testRecord()
+	r.Workload.OutputLen = Length{Min: 200, Max: 200}
+	r.Workload.NumPrompts = 2000
+	r.Measured.Completed, r.Measured.TotalOutputTokens = 2000, 2000*106
+	reqs, err := requests(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, atMax := 0, 0
+	for _, q := range reqs {
+		if q.AnswerTokens > 200 || q.AnswerTokens < 1 {
+			t.Fatalf("output %d outside [1, 200]", q.AnswerTokens)
+		}
+		sum += q.AnswerTokens
+		if q.AnswerTokens == 200 {
+			atMax++
+		}
+	}
+	if mean := float64(sum) / float64(len(reqs)); math.Abs(mean-106) > 4 {
+		t.Errorf("mean output %.1f; the client counted 106", mean)
+	}
+	if atMax < len(reqs)/10 || atMax > len(reqs)/2 {
+		t.Errorf("%d of %d requests reach max_tokens; an exponential stop of mean ~140 leaves about a quarter", atMax, len(reqs))
+	}
+	for _, c := range []struct {
+		name   string
+		ignore bool
+		total  int64
+	}{{"ignore-eos", true, 2000 * 106}, {"all counted", false, 2000 * 199}} {
+		r.Workload.IgnoreEOS, r.Measured.TotalOutputTokens = &c.ignore, c.total
+		reqs, err := requests(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range reqs {
+			if q.AnswerTokens != 200 {
+				t.Fatalf("%s: output %d; want the 200 asked", c.name, q.AnswerTokens)
+			}
+		}
+	}
+}
+
+// TestStoppingMean: μ(1 − e^(−max/μ)) = mean at the μ found.
+func TestStoppingMean(t *testing.T) {
+	for _, c := range [][2]float64{{106, 200}, {94, 100}, {10, 1000}, {199, 200}} {
+		mu := stoppingMean(c[0], c[1])
+		if got := mu * -math.Expm1(-c[1]/mu); math.Abs(got-c[0]) > 1e-6*c[0] {
+			t.Errorf("stoppingMean(%v, %v) = %v: clamped mean %v", c[0], c[1], mu, got)
+		}
+	}
+}

@@ -146,6 +146,7 @@ func newKVPool(c *Config, g kvGeometry) (kvPoolShape, error) {
 	p.layout.FullGroups = divUp(full, size)
 	p.layout.SlidingGroups = divUp(sliding, size)
 	p.layout.SlidingBlocksCap = p.slidingCap(c.MaxModelLen)
+	p.layout.SlidingWindow = g.window
 	p.blockBytes = int64(bs*size) * g.layerBytes
 	return p, nil
 }

@@ -205,7 +205,7 @@ func TestSlidingWindowLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := KVLayout{BlockSize: 16, FullGroups: 1, SlidingGroups: 1, SlidingBlocksCap: 1033}
+	want := KVLayout{BlockSize: 16, FullGroups: 1, SlidingGroups: 1, SlidingBlocksCap: 1033, SlidingWindow: 128}
 	if got.Layout != want {
 		t.Errorf("Layout = %+v; want %+v", got.Layout, want)
 	}

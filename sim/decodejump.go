@@ -13,8 +13,10 @@ package sim
 // checks that it changes no per-request result.
 //
 // A stretch ends before the first step that would need anything else: a
-// completion, max_model_len, an allocation that would fail (preemption), or
-// a step ending at or after the horizon the cluster gives (its next arrival
+// completion, max_model_len, an allocation that would fail (preemption), a
+// sliding window freeing blocks while a request waits (it may be admitted),
+// a step evicting cached blocks while the waiting head would hit some, or a
+// step ending at or after the horizon the cluster gives (its next arrival
 // or front-end event: at equal times those go first). It does not start
 // when the next step would admit a waiting request.
 
@@ -58,8 +60,9 @@ func (e *engine) jumpable() bool {
 	// the stretch: the stretch only takes blocks, and taking k blocks
 	// lowers what is free by k while lowering what the head needs beyond
 	// it (admit's full - hit + evictable, or need + evictable) by at most
-	// k, even when the blocks taken are evicted from the head's own cached
-	// ones. So one check here stands for the whole stretch.
+	// k, as long as no block taken is evicted from what the head would hit
+	// (the stretch stops before such a step: headHitsCache). So one check
+	// here stands for the whole stretch.
 	if e.lagged() {
 		// The head arrived after the next step was scheduled (admitLag):
 		// that step is decode-only whatever the head needs, and the one
@@ -158,22 +161,34 @@ func (e *engine) decodeStretch() {
 		if end >= horizon {
 			break
 		}
-		need := 0
+		need, frees := 0, false
 		crossing := phase(i % bs)
 		for _, r := range crossing {
 			if s := e.running[r]; i >= j.crossAt[r] {
-				need += e.layout.BlocksFor(s.computed+i+1) - s.blocks
+				// Only the blocks taken count: a request whose window
+				// frees a block cannot lend it to one before it.
+				d := e.layout.HeldFor(s.computed+i+1, s.computed+i) - s.blocks
+				need += max(0, d)
+				frees = frees || d < 0
 			}
 		}
 		if need > e.pool.available() {
 			break // schedule() preempts here
 		}
+		if frees && e.waiting.len() > 0 {
+			break // a sliding window frees blocks: the step may admit the head
+		}
+		if need > e.pool.free && e.headHitsCache() {
+			// The step evicts cached blocks, perhaps the head's: its hit
+			// need not shrink block for block with them (its own blocks
+			// stop counting once the shared prefix covers them), so
+			// what it needs may fall faster than what is free.
+			break
+		}
 		for _, r := range crossing {
 			if s := e.running[r]; i >= j.crossAt[r] {
 				slots := s.computed + i + 1
-				d := e.layout.BlocksFor(slots) - s.blocks
-				e.pool.take(d)
-				s.blocks += d
+				e.resize(s, e.layout.HeldFor(slots, s.computed+i))
 				s.setSlots(slots, bs)
 			}
 		}
@@ -208,6 +223,16 @@ func (e *engine) decodeStretch() {
 		s.generated += taken
 		s.lastToken = e.now
 	}
+}
+
+// headHitsCache reports whether the waiting head would hit cached blocks
+// (its own from before a preemption, or a shared prefix).
+func (e *engine) headHitsCache() bool {
+	if e.waiting.len() == 0 {
+		return false
+	}
+	h := e.waiting.peek()
+	return h.own != nil || h.prefix != nil
 }
 
 // wouldAdmitHead reports whether schedule()'s phase B would admit the head

@@ -24,8 +24,10 @@ type engine struct {
 	draftSlots       int // input-budget slots per request for the drafter
 	specK            int
 	dropEagleBlock   bool
-	prefixCaching    bool
+	prefixCaching    bool // shared prompt prefixes hit (full-attention layouts)
+	resumeHits       bool // prefix caching on: a request's own cached blocks hit on resume
 	priority         bool
+	reserveFullISL   bool // admit a waiting request only when its whole sequence fits (kvcache.go admissible)
 	// admitLag: async scheduling (vllm/v1/engine/core.py
 	// step_with_batch_queue, two batches in flight) schedules the next
 	// step when the current one starts, so a request that reaches the

@@ -18,7 +18,7 @@ func testEngine(t *testing.T, usable, maxSeqs, budget int) (*engine, *[]*seq) {
 	e := &engine{
 		layout: KVLayout{BlockSize: 16, FullGroups: 1}, bs: 16,
 		maxModelLen: 1 << 20, maxNumSeqs: maxSeqs, maxBatchedTokens: budget,
-		prefixCaching: true, stepModel: fixedStep(testStep),
+		prefixCaching: true, resumeHits: true, reserveFullISL: true, stepModel: fixedStep(testStep),
 		rngState: 1,
 		pool:     newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
 		itl: &latencyHistogram{}, waiting: &fcfsQueue{},
@@ -189,6 +189,36 @@ func TestFullSequenceMustFitBeforeAdmission(t *testing.T) {
 	e.fire()
 	if s.running {
 		t.Fatal("admitted a request whose prompt cannot fit the cache")
+	}
+}
+
+// TestFirstChunkEnoughBefore019: before scheduler_reserve_full_isl a
+// waiting request needs only its first chunk's blocks; the one admitted
+// beside a decode that the cache cannot hold whole is preempted when a
+// later chunk runs out, and runs once the decode is done.
+func TestFirstChunkEnoughBefore019(t *testing.T) {
+	for _, gate := range []bool{true, false} {
+		e, done := testEngine(t, 6, 16, 8)
+		e.reserveFullISL = gate
+		a := newTestSeq(0, 8, 50, 0) // 1 block, 4 by its end
+		e.enqueue(a, 0)
+		step(t, e)
+		step(t, e)
+		b := newTestSeq(1, 100, 5, 0) // 7 blocks: never beside a
+		e.enqueue(b, e.now)
+		step(t, e)
+		if admitted := b.newTokens > 0; admitted == gate {
+			t.Fatalf("reserve full ISL %v: b admitted %v on a 1-block first chunk", gate, admitted)
+		}
+		for i := 0; len(*done) < 2; i++ {
+			if i > 1000 {
+				t.Fatalf("reserve full ISL %v: not done after 1,000 steps", gate)
+			}
+			step(t, e)
+		}
+		if (e.preemptions > 0) == gate {
+			t.Errorf("reserve full ISL %v: %d preemptions", gate, e.preemptions)
+		}
 	}
 }
 
@@ -369,5 +399,24 @@ func TestAsyncAdmissionLag(t *testing.T) {
 	}
 	if b.firstScheduled != testStep {
 		t.Errorf("after an empty lagged step: b scheduled at %d ms; want 10", b.firstScheduled/1e6)
+	}
+}
+
+// TestNeverFitsAloneRejected: a first-chunk admission (before 0.19) of a
+// prompt larger than the whole cache preempts itself with nothing else
+// running; it is rejected rather than admitted again for ever.
+func TestNeverFitsAloneRejected(t *testing.T) {
+	e, done := testEngine(t, 4, 16, 16)
+	e.reserveFullISL = false
+	s := newTestSeq(0, 80, 5, 0) // 5 blocks > 4
+	e.enqueue(s, 0)
+	for i := 0; len(*done) == 0; i++ {
+		if i > 100 {
+			t.Fatal("not rejected after 100 steps")
+		}
+		step(t, e)
+	}
+	if !s.rejected {
+		t.Fatal("finished without being rejected")
 	}
 }

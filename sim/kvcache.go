@@ -20,7 +20,7 @@ type prefixHit struct {
 // most num_tokens-1 tokens hit.
 func (e *engine) lookup(s *seq) prefixHit {
 	var h prefixHit
-	if !e.prefixCaching {
+	if !e.resumeHits {
 		return h
 	}
 	limit := (s.numTokens - 1) / e.bs
@@ -60,15 +60,17 @@ func (e *engine) lookup(s *seq) prefixHit {
 }
 
 // admit allocates a waiting request's first chunk of n new tokens after a
-// hit, as allocate_slots does with full_sequence_must_fit: the whole
-// current sequence must fit before the first chunk is admitted
-// (scheduler_reserve_full_isl, vllm/config/scheduler.py).
+// hit, as allocate_slots does: from 0.19, with full_sequence_must_fit, the
+// whole current sequence must fit before the first chunk is admitted
+// (scheduler_reserve_full_isl, vllm/config/scheduler.py); before, the
+// first chunk's blocks were enough, and a prompt that runs out of blocks
+// in a later chunk preempts (reservesFullISL).
 func (e *engine) admit(s *seq, h prefixHit, n int) bool {
 	if !e.admissible(s, h, n, e.pool.available()) {
 		return false
 	}
 	slots := min(h.blocks*e.bs+n+e.lookahead, e.maxModelLen)
-	need := e.layout.BlocksFor(slots) - h.blocks
+	need := e.firstChunkBlocks(h, slots)
 	e.commitHit(s, h)
 	e.pool.take(need)
 	s.blocks = h.blocks + need
@@ -80,13 +82,21 @@ func (e *engine) admit(s *seq, h prefixHit, n int) bool {
 // admissible reports whether admit would take s's first chunk of n tokens
 // after hit h with avail blocks free.
 func (e *engine) admissible(s *seq, h prefixHit, n, avail int) bool {
-	full := e.layout.BlocksFor(min(s.numTokens, e.maxModelLen))
-	if full-h.blocks+h.evictable > avail {
-		return false
+	if e.reserveFullISL {
+		full := e.layout.BlocksFor(min(s.numTokens, e.maxModelLen))
+		if full-h.blocks+h.evictable > avail {
+			return false
+		}
 	}
 	slots := min(h.blocks*e.bs+n+e.lookahead, e.maxModelLen)
-	need := e.layout.BlocksFor(slots) - h.blocks
-	return need+h.evictable <= avail
+	return e.firstChunkBlocks(h, slots)+h.evictable <= avail
+}
+
+// firstChunkBlocks is the blocks a request's first chunk takes beyond its
+// hit, up to slots token slots: none of a sliding group's blocks before the
+// window of the first token computed.
+func (e *engine) firstChunkBlocks(h prefixHit, slots int) int {
+	return max(0, e.layout.HeldFor(slots, h.blocks*e.bs)-h.blocks)
 }
 
 // commitHit takes the hit blocks: a reference on the prefix group, and the
@@ -123,15 +133,28 @@ func (e *engine) grow(s *seq, n int) bool {
 		s.slots = max(s.slots, slots)
 		return true
 	}
-	need := e.layout.BlocksFor(slots) - s.blocks
-	if need > 0 {
-		if need > e.pool.available() {
-			return false
-		}
-		e.pool.take(need)
-		s.blocks += need
+	if !e.resize(s, e.layout.HeldFor(slots, s.computed)) {
+		return false
 	}
 	s.setSlots(slots, e.bs)
+	return true
+}
+
+// resize brings the blocks s holds to held, as allocate_slots does:
+// out-of-window blocks freed first, then new ones taken if the pool has
+// them. The shared prefix's blocks stay with their group.
+func (e *engine) resize(s *seq, held int) bool {
+	need := held - s.blocks
+	if need > e.pool.available() {
+		return false
+	}
+	if need > 0 {
+		e.pool.take(need)
+	} else {
+		need = -min(-need, s.blocks-s.shared)
+		e.pool.release(-need)
+	}
+	s.blocks += need
 	return true
 }
 
@@ -156,7 +179,7 @@ func (e *engine) shareComputedPrefix(s *seq) {
 // the prefix group when its last user leaves.
 func (e *engine) release(s *seq, preempted bool) {
 	private := s.blocks - s.shared
-	if !e.prefixCaching {
+	if !e.resumeHits {
 		e.pool.release(private)
 	} else {
 		full := max(0, min(s.computed, s.numTokens)/e.bs-s.shared)
@@ -183,4 +206,14 @@ func (e *engine) release(s *seq, preempted bool) {
 		}
 	}
 	s.blocks, s.shared, s.slots, s.slotLimit = 0, 0, 0, 0
+}
+
+// reservesFullISL reports whether c's vLLM admits a waiting request only
+// when its whole sequence fits the free blocks: scheduler_reserve_full_isl,
+// on by default since it was added (vllm-project/vllm#37307, merged
+// 2026-03-24, after 0.18's branch: first released in 0.19.0). Before it,
+// allocate_slots asked only for the blocks of the first chunk.
+func (c *Config) reservesFullISL() bool {
+	v, err := ParseVLLMVersion(c.versionOrDefault())
+	return err != nil || !v.Before(VLLMVersion{0, 19, 0})
 }

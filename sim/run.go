@@ -176,12 +176,18 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		maxNumSeqs:       cfg.MaxNumSeqs,
 		maxBatchedTokens: cfg.MaxNumBatchedTokens,
 		longPrefill:      cfg.LongPrefillTokenThreshold,
-		// Prefix caching is modelled for full-attention layouts only (see
-		// the README's model limits).
-		prefixCaching: !cfg.DisablePrefixCaching && capacity.Layout.SlidingGroups == 0 && capacity.Layout.FullGroups == 1,
-		priority:      cfg.SchedulingPolicy == "priority",
-		admitLag:      cfg.asyncScheduling(),
-		stepModel:     sm,
+		// Shared prefixes are modelled for full-attention layouts only
+		// (see the README's model limits); a request's own blocks, kept
+		// hashed when it is preempted, hit on its resume in every layout:
+		// the full groups' blocks up to what it had computed, the
+		// sliding groups' last window with them (SlidingWindowManager
+		// find_longest_cache_hit).
+		prefixCaching:  !cfg.DisablePrefixCaching && capacity.Layout.SlidingGroups == 0 && capacity.Layout.FullGroups == 1,
+		resumeHits:     !cfg.DisablePrefixCaching,
+		priority:       cfg.SchedulingPolicy == "priority",
+		admitLag:       cfg.asyncScheduling(),
+		reserveFullISL: cfg.reservesFullISL(),
+		stepModel:      sm,
 		// Each replica has its own stream, derived from the seed and its id.
 		rngState: uint64(cfg.Seed)*0x9e3779b97f4a7c15 ^ (0x7468696e6b636170 + uint64(id)),
 		apiState: uint64(cfg.Seed)*0xbf58476d1ce4e5b9 ^ (0x6170692073657276 + uint64(id)),

@@ -49,6 +49,13 @@ func (e *engine) schedule() bool {
 				e.preempt(victim, at)
 				preempted = true
 				if victim == s {
+					if len(e.running) == 0 {
+						// Alone and still short of blocks: it can never
+						// fit (a first-chunk admission, reservesFullISL).
+						e.waiting.remove(s)
+						s.rejected, s.rejectReason = true, "the request never fits the KV cache"
+						e.finished(e, s)
+					}
 					scheduled = false
 					break
 				}
