@@ -81,6 +81,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		MaxNumSeqs: e.MaxNumSeqs, MaxNumBatchedTokens: e.MaxNumBatchedTokens,
 		MaxModelLen: e.MaxModelLen, BlockSize: e.BlockSize,
 		DisablePrefixCaching: e.EnablePrefixCaching != nil && !*e.EnablePrefixCaching,
+		EnableExpertParallel: r.EP,
 		Step:                 g.Step, Replicas: 1,
 	}
 	cfg.VLLMVersion = vllmVersion(r)

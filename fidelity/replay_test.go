@@ -205,6 +205,26 @@ func TestConfigSkips(t *testing.T) {
 	}
 }
 
+// TestConfigEngineDefaults: a record that does not say has prefix caching
+// on (vLLM's default) and one that says off has it off; ep turns on expert
+// parallelism.
+func TestConfigEngineDefaults(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord()
+	if cfg, skip := config(cat, &r); skip != "" || cfg.DisablePrefixCaching || cfg.EnableExpertParallel {
+		t.Errorf("unsaid: prefix caching off %v, EP %v (skip %q); want vLLM's defaults", cfg.DisablePrefixCaching, cfg.EnableExpertParallel, skip)
+	}
+	off := false
+	r.Engine.EnablePrefixCaching = &off
+	r.Model, r.TP, r.EP = "Qwen/Qwen3-30B-A3B", 2, true
+	if cfg, skip := config(cat, &r); skip != "" || !cfg.DisablePrefixCaching || !cfg.EnableExpertParallel {
+		t.Errorf("said: prefix caching off %v, EP %v (skip %q); want off and on", cfg.DisablePrefixCaching, cfg.EnableExpertParallel, skip)
+	}
+}
+
 // TestCacheHitExcludesTTFT: a TTFT faster than the GPUs can compute the
 // prompt is left out of the fit and the scoreboard with the reason; a
 // possible one is kept, a burst is held to (N+1)/2 floors, and a record

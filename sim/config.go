@@ -30,6 +30,11 @@ type Config struct {
 	// them: its startup log prints "Using FlashInfer for top-p & top-k
 	// sampling"), whose profile-run warm-up holds less (memory.go).
 	FlashInferSampler bool
+	// EnableExpertParallel is --enable-expert-parallel: each MoE layer's
+	// experts are placed whole on the TP ranks (E/tp each) instead of every
+	// expert sharded over them; the step waits for the rank its tokens
+	// load most (stepmodel.go expertsEP).
+	EnableExpertParallel bool
 	// LongPrefillTokenThreshold caps one request's prefill chunk (0: off).
 	LongPrefillTokenThreshold int
 	// VLLMVersion is --vllm-version: the release whose startup memory

@@ -101,7 +101,8 @@ type StepModel struct {
 	actNsPerToken                float64   // activation traffic of a token through every layer
 	denseBytes                   float64   // weights read every step: non-expert layers + LM head
 	expertBytes                  float64   // one expert in every MoE layer
-	touched                      []float64 // expected distinct experts per layer, by token count
+	touched                      []float64 // expected distinct experts per layer, by token count (with EP: tp × the busiest rank's)
+	epTokenSpread                float64   // with EP: the busiest rank's extra expert tokens over the mean, per √token
 	kvFullBytes, kvSlidingBytes  float64   // per context token
 	window                       float64
 
@@ -176,6 +177,9 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	}
 	if m.IsMoE() {
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
+		if c.EnableExpertParallel && c.TensorParallelSize > 1 {
+			s.touched, s.epTokenSpread = expertsEP(m.NumExperts, m.ExpertsPerToken, c.TensorParallelSize, c.MaxNumBatchedTokens)
+		}
 	}
 	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * k.ComputeEfficiency) * 1e9
 	if expertEff <= 0 {
@@ -316,7 +320,7 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 	// GEMMs, and attention.
 	dense := max(s.denseBytes*s.weightNsPerByte,
 		s.linearNsPerToken*t+s.draftPrefillNsPerToken*prefill+s.lmHeadNsPerToken*l.logits)
-	experts := max(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*t)
+	experts := max(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*(t+s.epTokenSpread*math.Sqrt(t)))
 	attn := max((s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte,
 		s.attnFullNsPerPair*(pairs+ctx*q)+s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q))
 	return dense + experts + attn + s.actNsPerToken*t + s.arFixedNs + s.arNsPerToken*t + s.layerNs + s.perReqGPUNs*reqs
@@ -357,6 +361,60 @@ func expertsTouchedTable(e, k, maxTokens int) []float64 {
 		}
 	}
 	return table
+}
+
+// expertsEP is expert parallelism's load on its busiest rank
+// (--enable-expert-parallel with TP: vllm/model_executor/layers/fused_moe/
+// layer.py places E/ep whole experts on each of ep = tp ranks, and the
+// layer's all-reduce waits for the slowest). Under uniform routing a rank's
+// n = E/ep experts are each touched by n tokens with probability
+// q = 1 − (1 − k/E)^n; the busiest of ep ranks touches about
+// nq + z·√(nq(1 − q)) of them, z the expected largest of ep standard
+// normals. The table is ep times that (the unit touched counts are priced
+// in: one expert's bytes over tp), so a small batch pays its imbalance and
+// a large one, every expert touched everywhere, none. Likewise the busiest
+// rank computes Tk/ep + z·√(Tk(1/ep)(1 − 1/ep)) token-expert products:
+// spread is the extra, over the mean, per √T in units of T.
+func expertsEP(e, k, ep, maxTokens int) (table []float64, spread float64) {
+	z := expectedMaxNormal(ep)
+	n := float64(e) / float64(ep)
+	miss := 1 - float64(k)/float64(e)
+	table = []float64{0}
+	for t, p := 1, 1.0; t <= max(maxTokens, 1); t++ {
+		p *= miss
+		q := 1 - p
+		busiest := min(n, n*q+z*math.Sqrt(n*q*(1-q)))
+		table = append(table, float64(ep)*busiest)
+		if float64(e)*p < 1e-9 {
+			break
+		}
+	}
+	// Tk/ep + z√(Tk(ep−1))/ep, in units of the mean per token (k/ep).
+	spread = z * math.Sqrt(float64(ep-1)/float64(k))
+	return table, spread
+}
+
+// expectedMaxNormal is E[max of n independent standard normals], by the
+// trapezoid rule on n·x·φ(x)·Φ(x)^(n−1) (0.564 for 2, 1.029 for 4, 1.424
+// for 8).
+func expectedMaxNormal(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	const lo, hi, steps = -10.0, 10.0, 4000
+	h := (hi - lo) / steps
+	sum := 0.0
+	for i := 0; i <= steps; i++ {
+		x := lo + float64(i)*h
+		phi := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+		cdf := 0.5 * math.Erfc(-x/math.Sqrt2)
+		f := float64(n) * x * phi * math.Pow(cdf, float64(n-1))
+		if i == 0 || i == steps {
+			f /= 2
+		}
+		sum += f
+	}
+	return sum * h
 }
 
 // attnFLOPsPerPair is the attention FLOPs of one query-key pair in one

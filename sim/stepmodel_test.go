@@ -323,3 +323,33 @@ func TestPrefillFloor(t *testing.T) {
 		t.Errorf("qwen3-8b, 1,000 tokens: %.6f s, want %.6f", got, want)
 	}
 }
+
+// TestExpertParallelImbalance: with --enable-expert-parallel a small
+// decode batch waits for its busiest rank (more expert bytes than the
+// evenly sharded experts), a batch that touches every expert everywhere
+// costs the same, and the expected largest of n normals is the tabled one.
+func TestExpertParallelImbalance(t *testing.T) {
+	for n, want := range map[int]float64{1: 0, 2: 0.5642, 4: 1.0294, 8: 1.4236} {
+		if got := expectedMaxNormal(n); math.Abs(got-want) > 1e-3 {
+			t.Errorf("expectedMaxNormal(%d) = %.4f; want %.4f", n, got, want)
+		}
+	}
+	shard, _ := expertsEP(256, 8, 4, 8192)
+	even := expertsTouchedTable(256, 8, 8192)
+	if r := shard[4] / even[4]; r < 1.15 || r > 1.6 {
+		t.Errorf("4 tokens on 4 EP ranks: busiest rank %.2f× the even share; want about 1.3×", r)
+	}
+	if r := shard[len(shard)-1] / even[len(even)-1]; math.Abs(r-1) > 1e-3 {
+		t.Errorf("every expert touched: %.4f× the even share; want 1", r)
+	}
+	step := func(ep bool, decode int) int64 {
+		sm, _ := stepModelFor(t, Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 4, EnableExpertParallel: ep})
+		return sm.StepTime(&Batch{NumReqs: decode, DecodeReqs: decode, DecodeTokens: decode, ContextTokens: int64(decode) * 1024})
+	}
+	if tp, ep := step(false, 4), step(true, 4); ep <= tp {
+		t.Errorf("4 decodes: EP step %d ns not slower than TP's %d", ep, tp)
+	}
+	if tp, ep := step(false, 512), step(true, 512); float64(ep) > 1.01*float64(tp) {
+		t.Errorf("512 decodes: EP step %d ns; TP's %d (every expert touched on every rank)", ep, tp)
+	}
+}

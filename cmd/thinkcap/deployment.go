@@ -32,6 +32,7 @@ type deploymentFlags struct {
 	policy       string
 	// flashInferSampler is --flashinfer-sampler.
 	flashInferSampler bool
+	expertParallel    bool // --enable-expert-parallel
 	longPrefill       int
 	stepModel         string
 	replicas          int
@@ -68,6 +69,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.kvMemBytes, "kv-cache-memory-bytes", 0, "KV cache memory per GPU in bytes (skips the memory model, as in vLLM)")
 	fs.StringVar(&f.policy, "scheduling-policy", "fcfs", "fcfs or priority")
 	fs.BoolVar(&f.flashInferSampler, "flashinfer-sampler", false, `the server samples with FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=1; its log prints "Using FlashInfer for top-p & top-k sampling"): a smaller startup activation peak`)
+	fs.BoolVar(&f.expertParallel, "enable-expert-parallel", false, "place each MoE layer's experts whole on the TP ranks instead of sharding every expert (vLLM --enable-expert-parallel)")
 	fs.IntVar(&f.longPrefill, "long-prefill-token-threshold", 0, "cap on one request's prefill chunk per step (0: off)")
 	fs.StringVar(&f.stepModel, "step-model", "", "YAML file overriding step-time coefficients (see README)")
 	fs.IntVar(&f.replicas, "replicas", 1, "replicas behind the router")
@@ -94,6 +96,7 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			GPUMemoryUtilization: util, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,
 			MaxModelLen: f.maxModelLen, BlockSize: f.blockSize, DisablePrefixCaching: !f.prefixCache,
 			NumGPUBlocksOverride: f.blocks, KVCacheMemoryBytes: f.kvMemBytes, SchedulingPolicy: f.policy, FlashInferSampler: f.flashInferSampler,
+			EnableExpertParallel:      f.expertParallel,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
 			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
 			APIServerCount: f.apiServers,
