@@ -61,7 +61,7 @@ func (e *engine) jumpable() bool {
 	// lowers what is free by k while lowering what the head needs beyond
 	// it (admit's full - hit + evictable, or need + evictable) by at most
 	// k, as long as no block taken is evicted from what the head would hit
-	// (the stretch stops before such a step: headHitsCache). So one check
+	// (the stretch stops before such a step: headShield). So one check
 	// here stands for the whole stretch.
 	if e.lagged() {
 		// The head arrived after the next step was scheduled (admitLag):
@@ -154,6 +154,7 @@ func (e *engine) decodeStretch() {
 	b := &j.batch
 	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len()}
 	taken := 0
+	blocksTaken, shield := 0, e.headShield()
 	for i := 0; i < steps; i++ {
 		b.ContextTokens = ctx + int64(n)*int64(i)
 		dt := e.stepModel.StepTime(b)
@@ -178,13 +179,14 @@ func (e *engine) decodeStretch() {
 		if frees && e.waiting.len() > 0 {
 			break // a sliding window frees blocks: the step may admit the head
 		}
-		if need > e.pool.free && e.headHitsCache() {
-			// The step evicts cached blocks, perhaps the head's: its hit
-			// need not shrink block for block with them (its own blocks
-			// stop counting once the shared prefix covers them), so
-			// what it needs may fall faster than what is free.
+		if blocksTaken+need > shield {
+			// The step would evict blocks the waiting head would hit:
+			// its hit need not shrink block for block with them (its
+			// own blocks stop counting once the shared prefix covers
+			// them), so what it needs may fall faster than what is free.
 			break
 		}
+		blocksTaken += need
 		for _, r := range crossing {
 			if s := e.running[r]; i >= j.crossAt[r] {
 				slots := s.computed + i + 1
@@ -225,14 +227,41 @@ func (e *engine) decodeStretch() {
 	}
 }
 
-// headHitsCache reports whether the waiting head would hit cached blocks
-// (its own from before a preemption, or a shared prefix).
-func (e *engine) headHitsCache() bool {
+// headShield is how many blocks a stretch may take before it evicts one
+// the waiting head would hit where its hit is not smooth: the free blocks
+// and the cached ones ahead of the head's parked groups in the LRU (take
+// evicts from its front). A head without a shared prefix loses hit and
+// evictable blocks one for one as its own blocks go, which keeps it
+// refused (jumpable); with a prefix, its own blocks count only beyond the
+// prefix (lookup), so their eviction can drop what it needs by more than
+// what is taken. The walk is bounded: a shorter count only ends a stretch
+// sooner.
+func (e *engine) headShield() int {
+	const unbounded, walk = int(^uint(0) >> 1), 64
 	if e.waiting.len() == 0 {
-		return false
+		return unbounded
 	}
 	h := e.waiting.peek()
-	return h.own != nil || h.prefix != nil
+	if h.prefix == nil {
+		return unbounded
+	}
+	var own, pre *cacheGroup
+	if h.own != nil && h.own.inLRU {
+		own = h.own
+	}
+	if h.prefix.group.inLRU {
+		pre = h.prefix.group
+	}
+	if own == nil && pre == nil {
+		return unbounded
+	}
+	shield := e.pool.free
+	n := 0
+	for g := e.pool.lru.head; g != nil && g != own && g != pre && n < walk; g = g.next {
+		shield += g.blocks
+		n++
+	}
+	return shield
 }
 
 // wouldAdmitHead reports whether schedule()'s phase B would admit the head

@@ -53,6 +53,10 @@ func (e *engine) schedule() bool {
 						// Alone and still short of blocks: it can never
 						// fit (a first-chunk admission, reservesFullISL).
 						e.waiting.remove(s)
+						if s.own != nil {
+							e.pool.forget(s.own) // nobody resumes from it
+							s.own = nil
+						}
 						s.rejected, s.rejectReason = true, "the request never fits the KV cache"
 						e.finished(e, s)
 					}
