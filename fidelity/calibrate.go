@@ -73,6 +73,7 @@ func (g *group) coef(base profiles.StepCoefficients) profiles.StepCoefficients {
 // each GPU's own datasheet, so a generation shares them).
 func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoefficients) *group {
 	viaHost := slices.ContainsFunc(idx, func(i int) bool { return c.points[i].cfg.GPU.AllReduceViaHost })
+	triton := slices.ContainsFunc(idx, func(i int) bool { return c.points[i].cfg.TritonAttention() })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
 			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
@@ -91,6 +92,12 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 			s.HostAllReduceEfficiency = 0 // no point can see it: left out of the fit and the file
 		case s.HostAllReduceEfficiency == 0:
 			s.HostAllReduceEfficiency = s.InterconnectEfficiency // its meaning when unset
+		}
+		switch {
+		case !triton:
+			s.TritonAttentionComputeEfficiency = 0 // as host_all_reduce_efficiency
+		case s.TritonAttentionComputeEfficiency == 0:
+			s.TritonAttentionComputeEfficiency = s.AttentionComputeEfficiency
 		}
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit

@@ -64,6 +64,11 @@ type StepCoefficients struct {
 	ComputeEfficiency float64 `yaml:"compute_efficiency" json:"compute_efficiency"`
 	// AttentionComputeEfficiency is the MFU of the attention kernel's FLOPs.
 	AttentionComputeEfficiency float64 `yaml:"attention_compute_efficiency" json:"attention_compute_efficiency"`
+	// TritonAttentionComputeEfficiency is the MFU of vLLM's Triton attention
+	// kernel, which serves a model with attention sinks (Model.AttentionSinks)
+	// on a GPU without FlashAttention 3 or 4 (before Hopper); 0 means
+	// AttentionComputeEfficiency.
+	TritonAttentionComputeEfficiency float64 `yaml:"triton_attention_compute_efficiency,omitempty" json:"triton_attention_compute_efficiency,omitempty"`
 	// StepOverheadMs is the fixed cost of one engine step (launches, sampling,
 	// scheduling) in milliseconds.
 	StepOverheadMs float64 `yaml:"step_overhead_ms" json:"step_overhead_ms"`

@@ -38,6 +38,11 @@ type Model struct {
 	// SlidingWindow tokens (gpt-oss alternates sliding and full layers).
 	SlidingWindow       int `yaml:"sliding_window"`
 	SlidingWindowLayers int `yaml:"sliding_window_layers"`
+	// AttentionSinks: every head has a learned sink logit (gpt-oss), which
+	// vLLM's FlashAttention backend runs only with FA3 or FA4
+	// (vllm/v1/attention/backends/fa_utils.py flash_attn_supports_sinks):
+	// before Hopper the Triton backend serves it.
+	AttentionSinks bool `yaml:"attention_sinks,omitempty"`
 
 	// Multi-head latent attention (DeepSeek-V3/R1): the KV cache holds one
 	// latent of KVLoraRank+QKRopeHeadDim values per token per layer.

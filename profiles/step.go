@@ -25,6 +25,7 @@ var StepFields = []StepField{
 	{"fp8_kv_read_penalty", func(s *StepCoefficients) *float64 { return &s.FP8KVReadPenalty }},
 	{"compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ComputeEfficiency }},
 	{"attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
+	{"triton_attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.TritonAttentionComputeEfficiency }},
 	{"step_overhead_ms", func(s *StepCoefficients) *float64 { return &s.StepOverheadMs }},
 	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
 	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},

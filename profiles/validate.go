@@ -58,6 +58,9 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	positive("fp8_kv_read_penalty", s.FP8KVReadPenalty)
 	fraction("compute_efficiency", s.ComputeEfficiency)
 	fraction("attention_compute_efficiency", s.AttentionComputeEfficiency)
+	if s.TritonAttentionComputeEfficiency != 0 {
+		fraction("triton_attention_compute_efficiency", s.TritonAttentionComputeEfficiency)
+	}
 	p.nonNegative(prefix+"step_overhead_ms", s.StepOverheadMs)
 	p.nonNegative(prefix+"per_request_overhead_us", s.PerRequestOverheadUs)
 	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)

@@ -187,7 +187,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	}
 	s.expertNsPerToken = 2 * float64(p.moeLayers*m.ExpertsPerToken) * p.expert / tp / (linearPeak(expertDtype(c), g) * expertEff) * 1e9
 	s.lmHeadNsPerToken = 2 * vocab * h / tp / (bf16 * k.ComputeEfficiency) * 1e9
-	pair := attnFLOPsPerPair(m) / tp / (bf16 * k.AttentionComputeEfficiency) * 1e9
+	pair := attnFLOPsPerPair(m) / tp / (bf16 * attentionEfficiency(c)) * 1e9
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
@@ -201,6 +201,27 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.setDrafter(c, p, geom, linPeak, pair)
 	s.setPipeline(c)
 	return s, nil
+}
+
+// attentionEfficiency is the MFU c's attention kernel reaches: the Triton
+// backend's (triton_attention_compute_efficiency) for a model with
+// attention sinks on a GPU before Hopper, which has no FlashAttention 3 to
+// run them (vllm/v1/attention/backends/fa_utils.py
+// flash_attn_supports_sinks; vllm/platforms/cuda.py then picks
+// TRITON_ATTN), else attention_compute_efficiency.
+func attentionEfficiency(c *Config) float64 {
+	if c.TritonAttention() && c.Step.TritonAttentionComputeEfficiency > 0 {
+		return c.Step.TritonAttentionComputeEfficiency
+	}
+	return c.Step.AttentionComputeEfficiency
+}
+
+// TritonAttention reports whether vLLM serves c's attention with its
+// Triton backend for want of FlashAttention 3 or 4: a model with attention
+// sinks on a GPU before Hopper.
+func (c *Config) TritonAttention() bool {
+	g := c.GPU.Generation
+	return c.Model.AttentionSinks && (g == "ampere" || g == "ada")
 }
 
 // linkEfficiency is the fraction of the one-way link bandwidth c's

@@ -353,3 +353,24 @@ func TestExpertParallelImbalance(t *testing.T) {
 		t.Errorf("512 decodes: EP step %d ns; TP's %d (every expert touched on every rank)", ep, tp)
 	}
 }
+
+// TestTritonAttentionBeforeHopper: gpt-oss (attention sinks) on an A100
+// prices its attention FLOPs at the Triton backend's efficiency; on an
+// H100 (FlashAttention 3), and a model without sinks on an A100, at
+// attention_compute_efficiency.
+func TestTritonAttentionBeforeHopper(t *testing.T) {
+	prefill := func(model, gpu string, triton float64) int64 {
+		g := refGPU(t, gpu)
+		g.Step.TritonAttentionComputeEfficiency = triton
+		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g})
+		return sm.StepTime(&Batch{NumReqs: 1, PrefillTokens: 2048, ContextTokens: 30000, PrefillAttnPairs: 2048*30000 + 2048*2049/2})
+	}
+	if slow, fast := prefill("gpt-oss-20b", "a100-80g", 0.05), prefill("gpt-oss-20b", "a100-80g", 0.9); slow <= fast {
+		t.Errorf("gpt-oss on A100: a slower Triton kernel (%d ns) is not slower than a fast one (%d ns)", slow, fast)
+	}
+	for _, c := range [][2]string{{"gpt-oss-20b", "h100-sxm"}, {"qwen3-8b", "a100-80g"}} {
+		if a, b := prefill(c[0], c[1], 0.05), prefill(c[0], c[1], 0.9); a != b {
+			t.Errorf("%s on %s: the Triton efficiency moved the step (%d vs %d ns)", c[0], c[1], a, b)
+		}
+	}
+}
