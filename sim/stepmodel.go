@@ -38,9 +38,12 @@ type Batch struct {
 //	                 dense FLOPs / (peak × ComputeEfficiency))
 //	experts    = max(expert bytes touched / (BW × ExpertBandwidthEfficiency),
 //	                 expert FLOPs / (peak × ExpertComputeEfficiency))
-//	             (the FP8Expert… pair for fp8 experts, other kernels)
+//	             (the FP8Expert… pair for fp8 experts, other kernels; with
+//	             expert parallelism the busiest rank's bytes and FLOPs: expertsEP)
 //	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV),
 //	                 attention FLOPs / (BF16 peak × AttentionComputeEfficiency))
+//	             (TritonAttentionComputeEfficiency for attention sinks before
+//	             Hopper: attentionEfficiency)
 //	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
 //	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers + PerRequestGPUUs × NumReqs
 //
@@ -387,9 +390,9 @@ func expertsTouchedTable(e, k, maxTokens int) []float64 {
 // expertsEP is expert parallelism's load on its busiest rank
 // (--enable-expert-parallel with TP: vllm/model_executor/layers/fused_moe/
 // layer.py places E/ep whole experts on each of ep = tp ranks, and the
-// layer's all-reduce waits for the slowest). Under uniform routing a rank's
-// n = E/ep experts are each touched by n tokens with probability
-// q = 1 − (1 − k/E)^n; the busiest of ep ranks touches about
+// layer's all-reduce waits for the slowest). Under uniform routing each of
+// a rank's n = E/ep experts is touched by a step of T tokens with
+// probability q = 1 − (1 − k/E)^T; the busiest of ep ranks touches about
 // nq + z·√(nq(1 − q)) of them, z the expected largest of ep standard
 // normals. The table is ep times that (the unit touched counts are priced
 // in: one expert's bytes over tp), so a small batch pays its imbalance and
