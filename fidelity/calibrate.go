@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 // fallbackName is the fit of every generation's points together: the
@@ -72,8 +73,11 @@ func (g *group) coef(base profiles.StepCoefficients) profiles.StepCoefficients {
 // coefficients (prior, the first point's: efficiencies are fractions of
 // each GPU's own datasheet, so a generation shares them).
 func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoefficients) *group {
-	viaHost := slices.ContainsFunc(idx, func(i int) bool { return c.points[i].cfg.GPU.AllReduceViaHost })
-	triton := slices.ContainsFunc(idx, func(i int) bool { return c.points[i].cfg.TritonAttention() })
+	seen := func(uses func(*sim.Config) bool) bool {
+		return slices.ContainsFunc(idx, func(i int) bool { return uses(&c.points[i].cfg) })
+	}
+	viaHost := seen(func(cfg *sim.Config) bool { return cfg.GPU.AllReduceViaHost })
+	triton := seen((*sim.Config).TritonAttention)
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
 			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
@@ -87,18 +91,8 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		if s.FP8ExpertComputeEfficiency == 0 {
 			s.FP8ExpertComputeEfficiency = s.ExpertComputeEfficiency
 		}
-		switch {
-		case !viaHost:
-			s.HostAllReduceEfficiency = 0 // no point can see it: left out of the fit and the file
-		case s.HostAllReduceEfficiency == 0:
-			s.HostAllReduceEfficiency = s.InterconnectEfficiency // its meaning when unset
-		}
-		switch {
-		case !triton:
-			s.TritonAttentionComputeEfficiency = 0 // as host_all_reduce_efficiency
-		case s.TritonAttentionComputeEfficiency == 0:
-			s.TritonAttentionComputeEfficiency = s.AttentionComputeEfficiency
-		}
+		onlyWhereSeen(viaHost, &s.HostAllReduceEfficiency, s.InterconnectEfficiency)
+		onlyWhereSeen(triton, &s.TritonAttentionComputeEfficiency, s.AttentionComputeEfficiency)
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit
 			// cannot see it: start it where requests in a burst share a
@@ -116,6 +110,19 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 	}
 	return g
+}
+
+// onlyWhereSeen sets a coefficient that only some deployments' points can
+// see (host-staged all-reduce, Triton attention): 0 when the group has no
+// such point, which leaves it out of the fit and the file, else its value,
+// or unset's (what it means when unset) where it has none.
+func onlyWhereSeen(seen bool, v *float64, unset float64) {
+	switch {
+	case !seen:
+		*v = 0
+	case *v == 0:
+		*v = unset
+	}
 }
 
 // settle re-simulates the group's points at its parameters and refits

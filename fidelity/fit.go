@@ -93,7 +93,7 @@ func solve(rows []fitRow, x0, prior []float64, free []bool) ([]float64, error) {
 		w[i] = rows[i].w
 	}
 	var x []float64
-	for range huberPasses {
+	for pass := range huberPasses {
 		total := 0.0
 		for i := range rows {
 			total += w[i]
@@ -124,6 +124,9 @@ func solve(rows []fitRow, x0, prior []float64, free []bool) ([]float64, error) {
 		var err error
 		if x, err = analysis.LeastSquaresBounded(a, b, x0, lower, free); err != nil {
 			return nil, err
+		}
+		if pass == huberPasses-1 {
+			break // the last solve is the fit: no weights after it
 		}
 		for i, r := range rows {
 			res := r.b

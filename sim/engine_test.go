@@ -291,6 +291,35 @@ func TestResumeHitsOwnBlocks(t *testing.T) {
 	}
 }
 
+// TestResumeHitsOwnBlocksSlidingWindow: a model with sliding-window groups
+// gets no shared-prefix hits but a preempted request still resumes from
+// its own cached blocks, as TestResumeHitsOwnBlocks on a full-attention
+// layout; with prefix caching off it recomputes everything.
+func TestResumeHitsOwnBlocksSlidingWindow(t *testing.T) {
+	for _, caching := range []bool{true, false} {
+		e, _ := testEngine(t, 22, 16, 1024)
+		e.layout = KVLayout{BlockSize: 16, FullGroups: 1, SlidingGroups: 1, SlidingBlocksCap: 64, SlidingWindow: 128}
+		e.prefixCaching, e.resumeHits = false, caching
+		a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
+		e.enqueue(a, 0)
+		e.enqueue(b, 0)
+		for e.preemptions == 0 {
+			step(t, e)
+		}
+		lost := b.lostTokens
+		for !b.running {
+			step(t, e)
+		}
+		want := lost
+		if caching {
+			want = lost - 48 // its 3 full blocks hit
+		}
+		if b.recomputed != want {
+			t.Errorf("prefix caching %v: recomputed %d of %d lost tokens, want %d", caching, b.recomputed, lost, want)
+		}
+	}
+}
+
 func TestEvictedOwnBlocksAreRecomputed(t *testing.T) {
 	// As above, but a third request takes the room before b resumes, so b's
 	// cached blocks are evicted (least recently used first) and b

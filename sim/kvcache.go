@@ -214,6 +214,5 @@ func (e *engine) release(s *seq, preempted bool) {
 // 2026-03-24, after 0.18's branch: first released in 0.19.0). Before it,
 // allocate_slots asked only for the blocks of the first chunk.
 func (c *Config) reservesFullISL() bool {
-	v, err := ParseVLLMVersion(c.versionOrDefault())
-	return err != nil || !v.Before(VLLMVersion{0, 19, 0})
+	return !c.release().Before(VLLMVersion{0, 19, 0})
 }

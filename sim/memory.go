@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 )
@@ -164,23 +165,22 @@ func memoryModelFor(v VLLMVersion) memoryModel {
 	return m
 }
 
-// memory is c's memory model: its --vllm-version's range (the default
-// version's when empty, the newest range when unreadable: Resolve reports
-// that).
-func (c *Config) memory() memoryModel {
-	v, err := ParseVLLMVersion(c.versionOrDefault())
-	if err != nil {
-		return memoryModels[len(memoryModels)-1]
-	}
-	return memoryModelFor(v)
-}
+// memory is c's memory model: its release's range (release).
+func (c *Config) memory() memoryModel { return memoryModelFor(c.release()) }
 
-// versionOrDefault is --vllm-version, or the default release when unset.
-func (c *Config) versionOrDefault() string {
-	if c.VLLMVersion == "" {
-		return DefaultVLLMVersion
+// release is c's vLLM release: --vllm-version, the default release when
+// unset, and one newer than any when unreadable (Resolve reports that), so
+// every release-dependent behaviour takes its newest form.
+func (c *Config) release() VLLMVersion {
+	s := c.VLLMVersion
+	if s == "" {
+		s = DefaultVLLMVersion
 	}
-	return c.VLLMVersion
+	v, err := ParseVLLMVersion(s)
+	if err != nil {
+		return VLLMVersion{Major: math.MaxInt32}
+	}
+	return v
 }
 
 // EntryPoints are the ways vLLM is started that change its batch defaults:

@@ -72,10 +72,7 @@ func mxfp4BackendName(c *Config) string {
 
 // mxfp4BackendFor is the backend vLLM picks for c's GPU and release.
 func mxfp4BackendFor(c *Config) mxfp4Backend {
-	v, err := ParseVLLMVersion(c.versionOrDefault())
-	if err != nil {
-		v = tritonHopperOnlySince
-	}
+	v := c.release()
 	switch c.GPU.Generation {
 	case "blackwell":
 		return mxfp4FlashInfer

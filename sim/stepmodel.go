@@ -178,11 +178,11 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	if kvDtypeBytes(c.KVCacheDtype) == 1 {
 		s.kvNsPerByte *= k.FP8KVReadPenalty
 	}
-	if m.IsMoE() {
+	switch {
+	case m.IsMoE() && c.EnableExpertParallel && c.TensorParallelSize > 1:
+		s.touched, s.epTokenSpread = expertsEP(m.NumExperts, m.ExpertsPerToken, c.TensorParallelSize, c.MaxNumBatchedTokens)
+	case m.IsMoE():
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
-		if c.EnableExpertParallel && c.TensorParallelSize > 1 {
-			s.touched, s.epTokenSpread = expertsEP(m.NumExperts, m.ExpertsPerToken, c.TensorParallelSize, c.MaxNumBatchedTokens)
-		}
 	}
 	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * k.ComputeEfficiency) * 1e9
 	if expertEff <= 0 {
@@ -373,13 +373,20 @@ func (s *StepModel) experts(n int) float64 {
 }
 
 // expertsTouchedTable tabulates E × (1 − (1 − k/E)^n) for n = 0..maxTokens,
-// stopping once it is within 1e-9 of E, so StepTime needs no math.Pow.
+// so StepTime needs no math.Pow.
 func expertsTouchedTable(e, k, maxTokens int) []float64 {
+	return touchTable(e, k, maxTokens, func(q float64) float64 { return float64(e) * q })
+}
+
+// touchTable tabulates f(q) for n = 0..maxTokens tokens, q = 1 − (1 − k/E)^n
+// the chance that n tokens touch a given expert, stopping once q is
+// within 1e-9/E of 1 (a step of more tokens looks the table's last entry up).
+func touchTable(e, k, maxTokens int, f func(q float64) float64) []float64 {
 	miss := 1 - float64(k)/float64(e)
 	table := []float64{0}
 	for n, p := 1, 1.0; n <= max(maxTokens, 1); n++ {
 		p *= miss
-		table = append(table, float64(e)*(1-p))
+		table = append(table, f(1-p))
 		if float64(e)*p < 1e-9 {
 			break
 		}
@@ -402,17 +409,9 @@ func expertsTouchedTable(e, k, maxTokens int) []float64 {
 func expertsEP(e, k, ep, maxTokens int) (table []float64, spread float64) {
 	z := expectedMaxNormal(ep)
 	n := float64(e) / float64(ep)
-	miss := 1 - float64(k)/float64(e)
-	table = []float64{0}
-	for t, p := 1, 1.0; t <= max(maxTokens, 1); t++ {
-		p *= miss
-		q := 1 - p
-		busiest := min(n, n*q+z*math.Sqrt(n*q*(1-q)))
-		table = append(table, float64(ep)*busiest)
-		if float64(e)*p < 1e-9 {
-			break
-		}
-	}
+	table = touchTable(e, k, maxTokens, func(q float64) float64 {
+		return float64(ep) * min(n, n*q+z*math.Sqrt(n*q*(1-q)))
+	})
 	// Tk/ep + z√(Tk(ep−1))/ep, in units of the mean per token (k/ep).
 	spread = z * math.Sqrt(float64(ep-1)/float64(k))
 	return table, spread
