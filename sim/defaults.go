@@ -99,6 +99,9 @@ func (c *Config) Resolve() error {
 	if c.KVCacheDtype == "" {
 		c.KVCacheDtype = "auto"
 	}
+	if c.KVCacheDtype == "auto" && c.checkpointQuantizesKV() {
+		c.KVCacheDtype = "fp8"
+	}
 	check(CheckFlagChoice("kv-cache-dtype", c.KVCacheDtype))
 	if c.GPUMemoryUtilization == 0 {
 		c.GPUMemoryUtilization = mem.gpuMemoryUtilization
@@ -247,4 +250,16 @@ func checkpointQuantization(m *profiles.Model) string {
 		return "awq"
 	}
 	return ""
+}
+
+// checkpointQuantizesKV reports whether "auto" means an FP8 KV cache: an
+// NVFP4 checkpoint is ModelOpt's, whose hf_quant_config.json names
+// kv_cache_quant_algo FP8 (NVIDIA's Kimi-K2.5, DeepSeek-R1, MiniMax-M2.5,
+// GLM-4.7 and Qwen3 NVFP4 checkpoints), and vLLM resolves "auto" to it when
+// it builds the cache config (vllm/engine/arg_utils.py with
+// vllm/utils/torch_utils.py resolve_kv_cache_dtype_string;
+// vllm-project/vllm#30785, merged 2025-12-16, after 0.13's branch: taken as
+// first released in 0.14.0). Before it, "auto" kept the model's dtype.
+func (c *Config) checkpointQuantizesKV() bool {
+	return c.Quantization == "nvfp4" && !c.release().Before(VLLMVersion{0, 14, 0})
 }

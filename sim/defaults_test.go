@@ -137,3 +137,28 @@ func TestResolveErrors(t *testing.T) {
 		})
 	}
 }
+
+// An NVFP4 checkpoint names an FP8 KV cache (ModelOpt's kv_cache_quant_algo),
+// which "auto" takes from 0.14 (vllm#30785); an explicit dtype, an older
+// release or another quantization leave the cache alone.
+func TestNVFP4CheckpointKVDtype(t *testing.T) {
+	base := Config{Model: refModel(t, "kimi-k2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 4, Quantization: "nvfp4"}
+	for _, tc := range []struct {
+		version, kv, quant, want string
+	}{
+		{"0.17.0", "", "nvfp4", "fp8"},
+		{"0.14.0", "auto", "nvfp4", "fp8"},
+		{"0.13.0", "", "nvfp4", "auto"},
+		{"0.17.0", "bfloat16", "nvfp4", "bfloat16"},
+		{"0.17.0", "", "", "auto"},
+	} {
+		c := base
+		c.VLLMVersion, c.KVCacheDtype, c.Quantization = tc.version, tc.kv, tc.quant
+		if err := c.Resolve(); err != nil {
+			t.Fatal(err)
+		}
+		if c.KVCacheDtype != tc.want {
+			t.Errorf("vLLM %s, --kv-cache-dtype %q, --quantization %q: cache %q; want %q", tc.version, tc.kv, tc.quant, c.KVCacheDtype, tc.want)
+		}
+	}
+}

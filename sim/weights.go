@@ -85,18 +85,32 @@ func dtypeBytes(dtype string) float64 {
 	return 2
 }
 
-// linearDtype is the storage dtype of the linear layers: --quantization
-// quantizes a bf16 checkpoint online; a quantized checkpoint keeps its own.
+// linearDtype is the storage dtype of the linear layers outside the routed
+// experts: --quantization quantizes a bf16 checkpoint online; a quantized
+// checkpoint keeps its own. An NVFP4 checkpoint of an MoE model is the
+// exception: NVIDIA's ModelOpt recipes quantize the routed experts only and
+// list the attention layers (and, for Kimi, the shared experts and the
+// dense layer) in hf_quant_config.json's exclude_modules, so those stay in
+// the base checkpoint's dtype (nvidia/Kimi-K2.5-NVFP4, DeepSeek-R1-NVFP4,
+// MiniMax-M2.5-NVFP4).
 func linearDtype(c *Config) string {
+	if c.Quantization == "nvfp4" && c.Model.IsMoE() {
+		return c.Model.WeightDtype
+	}
 	if c.Quantization != "" && checkpointQuantization(&c.Model) == "" {
 		return c.Quantization
 	}
 	return c.Model.WeightDtype
 }
 
-// expertDtype is the routed experts' dtype (gpt-oss ships mxfp4 experts in
-// an otherwise bf16 checkpoint).
+// expertDtype is the routed experts' dtype: the profile's (gpt-oss ships
+// mxfp4 experts in an otherwise bf16 checkpoint; Kimi-K2.5 INT4 ones),
+// unless --quantization names another checkpoint of the model (NVIDIA's
+// Kimi-K2.5-NVFP4 re-quantizes the experts to NVFP4).
 func expertDtype(c *Config) string {
+	if q := c.Quantization; q != "" && q != checkpointQuantization(&c.Model) && c.Model.IsMoE() {
+		return q
+	}
 	if c.Model.ExpertWeightDtype != "" {
 		return c.Model.ExpertWeightDtype
 	}

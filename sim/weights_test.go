@@ -201,6 +201,39 @@ func TestWeightDtypes(t *testing.T) {
 	}
 }
 
+// NVIDIA's NVFP4 checkpoint of an MoE model quantizes the routed experts
+// and exports the rest in bf16: Kimi-K2.5-NVFP4 on four GPUs holds about
+// 149 GB each (570.7 GB of experts at 4.5 bits, 18.9 GB of attention,
+// shared experts and dense layer, 4.7 GB of embedding and head), where
+// taking the profile's INT4 experts (no scales) and quantizing the
+// attention too would say 129 GB and leave twice the KV cache the corpus
+// measures (InferenceX Kimi-K2.5 4×B200 queues from 64 running 9k-token
+// requests).
+func TestNVFP4MoEQuantizesExpertsOnly(t *testing.T) {
+	m := refModel(t, "kimi-k2.5")
+	p := modelParams(&m)
+	c := Config{Model: m, TensorParallelSize: 4, Quantization: "nvfp4"}
+	if got := expertDtype(&c); got != "nvfp4" {
+		t.Errorf("experts of the NVFP4 checkpoint: %q; want nvfp4", got)
+	}
+	if got := linearDtype(&c); got != "bf16" {
+		t.Errorf("attention of the NVFP4 checkpoint: %q; want bf16", got)
+	}
+	want := ((p.embed+p.lmHead)*2 + p.dense*2 + p.routed(&m)*4.5/8) / 4
+	if got := weightBytesPerGPU(&c, p); math.Abs(got/want-1) > 1e-9 || got < 145e9 || got > 152e9 {
+		t.Errorf("Kimi-K2.5-NVFP4 TP4: %.1f GB per GPU; want %.1f (about 149)", got/1e9, want/1e9)
+	}
+	// Without --quantization the profile's own INT4 experts stand.
+	if got := expertDtype(&Config{Model: m, TensorParallelSize: 4}); got != "int4" {
+		t.Errorf("Kimi-K2.5 experts: %q; want the profile's int4", got)
+	}
+	// A dense model's NVFP4 checkpoint quantizes every linear layer.
+	d := refModel(t, "qwen3-8b")
+	if got := linearDtype(&Config{Model: d, Quantization: "nvfp4"}); got != "nvfp4" {
+		t.Errorf("dense NVFP4: %q; want nvfp4", got)
+	}
+}
+
 func TestDrafterWeights(t *testing.T) {
 	m, draft := refModel(t, "qwen3-8b"), refModel(t, "qwen3-0.6b")
 	p := modelParams(&m)
