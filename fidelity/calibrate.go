@@ -78,6 +78,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	}
 	viaHost := seen(func(cfg *sim.Config) bool { return cfg.GPU.AllReduceViaHost })
 	triton := seen((*sim.Config).TritonAttention)
+	int4 := seen(func(cfg *sim.Config) bool { return cfg.ExpertDtype() == "int4" })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
 			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
@@ -93,6 +94,8 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 		onlyWhereSeen(viaHost, &s.HostAllReduceEfficiency, s.InterconnectEfficiency)
 		onlyWhereSeen(triton, &s.TritonAttentionComputeEfficiency, s.AttentionComputeEfficiency)
+		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
+		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit
 			// cannot see it: start it where requests in a burst share a
@@ -113,7 +116,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 }
 
 // onlyWhereSeen sets a coefficient that only some deployments' points can
-// see (host-staged all-reduce, Triton attention): 0 when the group has no
+// see (host-staged all-reduce, Triton attention, INT4 experts): 0 when the group has no
 // such point, which leaves it out of the fit and the file, else its value,
 // or unset's (what it means when unset) where it has none.
 func onlyWhereSeen(seen bool, v *float64, unset float64) {

@@ -58,6 +58,11 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 			q = "mxfp4"
 		}
 	case "fp8", "mxfp4", "nvfp4", "awq":
+	case "int4": // Kimi-K2's own checkpoint: the profile's INT4 experts
+		if m.ExpertWeightDtype != "int4" {
+			return cfg, "quantization int4 not modelled for " + r.Model
+		}
+		q = ""
 	default:
 		return cfg, "quantization " + r.Quantization + " not modelled"
 	}

@@ -10,15 +10,17 @@ import (
 // scales: mxfp4 stores one 8-bit scale per 32 values (4.25 bits), nvfp4 one
 // 8-bit scale per 16 values (4.5 bits); awq is AutoAWQ's 4-bit weights with
 // an fp16 scale and a 4-bit zero point per group of 128 (4 + 20/128 bits,
-// vllm/model_executor/layers/quantization/awq.py). int4/int8 ignore their
-// (small, checkpoint-specific) group scales.
+// vllm/model_executor/layers/quantization/awq.py); int4 is
+// compressed-tensors' W4A16 as Moonshot ships Kimi-K2's experts, a bf16
+// scale per group of 32 (4.5 bits; the checkpoint's quantization_config).
+// int8 ignores its (small, checkpoint-specific) scales.
 var dtypeBytes = map[string]float64{
 	"fp32":  4,
 	"bf16":  2,
 	"fp16":  2,
 	"fp8":   1,
 	"int8":  1,
-	"int4":  0.5,
+	"int4":  (4 + 16.0/32) / 8,
 	"mxfp4": 4.25 / 8,
 	"nvfp4": 4.5 / 8,
 	"awq":   (4 + 20.0/128) / 8,

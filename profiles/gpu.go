@@ -116,6 +116,14 @@ type StepCoefficients struct {
 	// efficiencies above.
 	FP8ExpertBandwidthEfficiency float64 `yaml:"fp8_expert_bandwidth_efficiency,omitempty" json:"fp8_expert_bandwidth_efficiency,omitempty"`
 	FP8ExpertComputeEfficiency   float64 `yaml:"fp8_expert_compute_efficiency,omitempty" json:"fp8_expert_compute_efficiency,omitempty"`
+	// INT4ExpertBandwidthEfficiency and INT4ExpertComputeEfficiency are the
+	// same for INT4 weight-only experts (compressed-tensors W4A16, Kimi-K2),
+	// whose grouped GEMMs dequantise in the kernel and multiply in bf16
+	// (Marlin MoE, vllm/model_executor/layers/fused_moe/fused_marlin_moe.py;
+	// FlashInfer's W4A16 MoE on Blackwell, VLLM_USE_FLASHINFER_MOE_INT4);
+	// 0 means the expert efficiencies above.
+	INT4ExpertBandwidthEfficiency float64 `yaml:"int4_expert_bandwidth_efficiency,omitempty" json:"int4_expert_bandwidth_efficiency,omitempty"`
+	INT4ExpertComputeEfficiency   float64 `yaml:"int4_expert_compute_efficiency,omitempty" json:"int4_expert_compute_efficiency,omitempty"`
 	// ActivationIOPerLayer is how many times a layer's element-wise work
 	// (norms, rotary, activation, residual adds, quantisation of
 	// activations) reads or writes each token's hidden state: memory

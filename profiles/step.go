@@ -38,6 +38,8 @@ var StepFields = []StepField{
 	{"expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertComputeEfficiency }},
 	{"fp8_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertBandwidthEfficiency }},
 	{"fp8_expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertComputeEfficiency }},
+	{"int4_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.INT4ExpertBandwidthEfficiency }},
+	{"int4_expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.INT4ExpertComputeEfficiency }},
 	{"activation_io_per_layer", func(s *StepCoefficients) *float64 { return &s.ActivationIOPerLayer }},
 	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
 	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},

@@ -83,6 +83,12 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	if s.FP8ExpertComputeEfficiency != 0 {
 		fraction("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
 	}
+	if s.INT4ExpertBandwidthEfficiency != 0 {
+		fraction("int4_expert_bandwidth_efficiency", s.INT4ExpertBandwidthEfficiency)
+	}
+	if s.INT4ExpertComputeEfficiency != 0 {
+		fraction("int4_expert_compute_efficiency", s.INT4ExpertComputeEfficiency)
+	}
 	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
 	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
 	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)

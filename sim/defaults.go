@@ -123,8 +123,9 @@ func (c *Config) Resolve() error {
 	}
 
 	// Quantization: the checkpoint's own method must match a given one
-	// (vllm/config/model.py _verify_quantization).
-	if ck := checkpointQuantization(m); check(CheckFlagChoice("quantization", c.Quantization)) && ck != "" && c.Quantization != "" && c.Quantization != ck {
+	// (vllm/config/model.py _verify_quantization); NVFP4 on an MoE model is
+	// NVIDIA's own checkpoint of it (nvfp4MoE).
+	if ck := checkpointQuantization(m); check(CheckFlagChoice("quantization", c.Quantization)) && ck != "" && c.Quantization != "" && c.Quantization != ck && !c.nvfp4MoE() {
 		bad("--quantization %s does not match the %s checkpoint of %s", c.Quantization, ck, m.Name)
 	}
 

@@ -162,3 +162,20 @@ func TestNVFP4CheckpointKVDtype(t *testing.T) {
 		}
 	}
 }
+
+// --quantization nvfp4 on an MoE profile whose own checkpoint is fp8 is
+// NVIDIA's NVFP4 checkpoint of it (nvidia/MiniMax-M2.5-NVFP4), not a
+// mismatch; any other method that contradicts the checkpoint still is.
+func TestNVFP4CheckpointOfFP8MoE(t *testing.T) {
+	c := Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 2, Quantization: "nvfp4"}
+	if err := c.Resolve(); err != nil {
+		t.Fatalf("minimax-m2.5 --quantization nvfp4: %v", err)
+	}
+	if expertDtype(&c) != "nvfp4" || linearDtype(&c) != "bf16" {
+		t.Errorf("MiniMax-M2.5-NVFP4: experts %q, attention %q; want nvfp4 and bf16", expertDtype(&c), linearDtype(&c))
+	}
+	c = Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 2, Quantization: "awq"}
+	if err := c.Resolve(); err == nil || !strings.Contains(err.Error(), "does not match the fp8 checkpoint") {
+		t.Errorf("minimax-m2.5 --quantization awq: %v; want a checkpoint mismatch", err)
+	}
+}

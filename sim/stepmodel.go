@@ -158,16 +158,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		kvSlidingBytes:  float64(geom.slidingLayers * int(geom.layerBytes)),
 		window:          float64(geom.window),
 	}
-	expertBW, expertEff := k.ExpertBandwidthEfficiency, k.ExpertComputeEfficiency
-	if expertDtype(c) == "fp8" {
-		// fp8 experts run other grouped GEMMs than 4-bit and bf16 ones.
-		if k.FP8ExpertBandwidthEfficiency > 0 {
-			expertBW = k.FP8ExpertBandwidthEfficiency
-		}
-		if k.FP8ExpertComputeEfficiency > 0 {
-			expertEff = k.FP8ExpertComputeEfficiency
-		}
-	}
+	expertBW, expertEff := expertEfficiencies(c)
 	if expertBW > 0 {
 		s.expertNsPerByte = 1e9 / (bw * expertBW)
 	}
@@ -453,6 +444,38 @@ func attnFLOPsPerPair(m *profiles.Model) float64 {
 // for fp8 weights (W8A8) and FP4 for nvfp4 (W4A4) where the GPU has those
 // units, else BF16 (weight-only kernels such as Marlin, and mxfp4's
 // bf16-activation MoE kernels).
+// expertEfficiencies are the bandwidth and compute efficiencies of c's
+// routed experts' grouped GEMMs: block-scaled FP8 and INT4 weight-only
+// experts run other kernels than native 4-bit and bf16 ones, with their
+// own coefficients where the profile has them (0: the expert ones).
+func expertEfficiencies(c *Config) (bw, compute float64) {
+	k := &c.Step
+	bw, compute = k.ExpertBandwidthEfficiency, k.ExpertComputeEfficiency
+	own := func(b, e float64) {
+		if b > 0 {
+			bw = b
+		}
+		if e > 0 {
+			compute = e
+		}
+	}
+	switch expertDtype(c) {
+	case "fp8":
+		own(k.FP8ExpertBandwidthEfficiency, k.FP8ExpertComputeEfficiency)
+	case "int4":
+		own(k.INT4ExpertBandwidthEfficiency, k.INT4ExpertComputeEfficiency)
+	}
+	return bw, compute
+}
+
+// ExpertDtype is the routed experts' weight format ("" for a dense model).
+func (c *Config) ExpertDtype() string {
+	if !c.Model.IsMoE() {
+		return ""
+	}
+	return expertDtype(c)
+}
+
 func linearPeak(dtype string, g *profiles.GPU) float64 {
 	switch {
 	case dtype == "nvfp4" && g.FP4TFLOPS > 0:

@@ -374,3 +374,23 @@ func TestTritonAttentionBeforeHopper(t *testing.T) {
 		}
 	}
 }
+
+// INT4 weight-only experts (Kimi-K2's own checkpoint) stream their weights
+// through their own kernels' efficiency; NVIDIA's NVFP4 checkpoint of the
+// same model and an fp8 MoE do not see it.
+func TestINT4ExpertKernels(t *testing.T) {
+	decode := func(model, quant string, int4BW float64) int64 {
+		g := refGPU(t, "b200")
+		g.Step.INT4ExpertBandwidthEfficiency = int4BW
+		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
+		return sm.StepTime(&Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16, ContextTokens: 16 * 2000})
+	}
+	if slow, fast := decode("kimi-k2.5", "", 0.3), decode("kimi-k2.5", "", 0.9); float64(slow) < 1.3*float64(fast) {
+		t.Errorf("Kimi-K2.5 INT4 decode: %d ns at 30%% of bandwidth, %d ns at 90%%; the experts' reads should dominate", slow, fast)
+	}
+	for _, c := range [][2]string{{"kimi-k2.5", "nvfp4"}, {"minimax-m2.5", ""}} {
+		if a, b := decode(c[0], c[1], 0.3), decode(c[0], c[1], 0.9); a != b {
+			t.Errorf("%s --quantization %q: the INT4 efficiency moved the step (%d vs %d ns)", c[0], c[1], a, b)
+		}
+	}
+}

@@ -87,15 +87,14 @@ func dtypeBytes(dtype string) float64 {
 
 // linearDtype is the storage dtype of the linear layers outside the routed
 // experts: --quantization quantizes a bf16 checkpoint online; a quantized
-// checkpoint keeps its own. An NVFP4 checkpoint of an MoE model is the
-// exception: NVIDIA's ModelOpt recipes quantize the routed experts only and
-// list the attention layers (and, for Kimi, the shared experts and the
-// dense layer) in hf_quant_config.json's exclude_modules, so those stay in
-// the base checkpoint's dtype (nvidia/Kimi-K2.5-NVFP4, DeepSeek-R1-NVFP4,
-// MiniMax-M2.5-NVFP4).
+// checkpoint keeps its own. NVIDIA's NVFP4 checkpoint of an MoE model is
+// the exception: ModelOpt quantizes the routed experts only and lists the
+// attention layers (and, for Kimi, the shared experts and the dense layer)
+// in hf_quant_config.json's exclude_modules, exported in bf16
+// (nvidia/Kimi-K2.5-NVFP4, DeepSeek-R1-0528-NVFP4, MiniMax-M2.5-NVFP4).
 func linearDtype(c *Config) string {
-	if c.Quantization == "nvfp4" && c.Model.IsMoE() {
-		return c.Model.WeightDtype
+	if c.nvfp4MoE() {
+		return "bf16"
 	}
 	if c.Quantization != "" && checkpointQuantization(&c.Model) == "" {
 		return c.Quantization
@@ -116,6 +115,13 @@ func expertDtype(c *Config) string {
 	}
 	return linearDtype(c)
 }
+
+// nvfp4MoE reports whether c serves NVIDIA's NVFP4 checkpoint of an MoE
+// model. NVIDIA re-quantizes MoE models whatever their base checkpoint
+// (Kimi-K2.5's INT4 experts, MiniMax-M2.5's and DeepSeek-R1's fp8), so
+// --quantization nvfp4 names that checkpoint (the profile's alias) rather
+// than contradicting the profile's own.
+func (c *Config) nvfp4MoE() bool { return c.Quantization == "nvfp4" && c.Model.IsMoE() }
 
 // weightBytesPerGPU is the target model's weights on one GPU: embedding and
 // LM head in bf16 (vocab-parallel, never quantized by vLLM's fp8/mxfp4
