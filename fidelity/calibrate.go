@@ -78,6 +78,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	}
 	viaHost := seen(func(cfg *sim.Config) bool { return cfg.GPU.AllReduceViaHost })
 	triton := seen((*sim.Config).TritonAttention)
+	mla := seen(func(cfg *sim.Config) bool { return cfg.Model.IsMLA() })
 	int4 := seen(func(cfg *sim.Config) bool { return cfg.ExpertDtype() == "int4" })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
@@ -96,6 +97,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		onlyWhereSeen(triton, &s.TritonAttentionComputeEfficiency, s.AttentionComputeEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
+		onlyWhereSeen(mla, &s.MLALayerOverheadUs, 0)
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit
 			// cannot see it: start it where requests in a burst share a
@@ -107,7 +109,9 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	for k, p := range params {
 		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency
 		// where no GPU stages its all-reduces through host memory).
-		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0)
+		// Nor has mla_layer_overhead_us where the group has no MLA model.
+		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0) &&
+			!(p.name == "mla_layer_overhead_us" && !mla)
 		if !g.free[k] {
 			g.x[k] = g.prior[k]
 		}

@@ -101,6 +101,14 @@ type StepCoefficients struct {
 	// permutation of tokens to experts and back, and the grouped GEMMs'
 	// own launch.
 	MoELayerOverheadUs float64 `yaml:"moe_layer_overhead_us" json:"moe_layer_overhead_us"`
+	// MLALayerOverheadUs is what a multi-head latent attention layer
+	// (DeepSeek-V3, Kimi-K2) adds to PerLayerOverheadUs, in microseconds:
+	// the kernels its attention runs beyond GQA's projection, rotary and
+	// attention kernel: the low-rank query and KV projections and their
+	// norms, and the two batched GEMMs that absorb the up-projections into
+	// the query and the output (vllm/model_executor/layers/mla.py,
+	// vllm/v1/attention/backends/mla/common.py _forward_decode).
+	MLALayerOverheadUs float64 `yaml:"mla_layer_overhead_us,omitempty" json:"mla_layer_overhead_us,omitempty"`
 	// ExpertBandwidthEfficiency is the fraction of peak memory bandwidth
 	// the MoE grouped GEMMs reach streaming expert weights; 0 means
 	// WeightBandwidthEfficiency's.

@@ -34,6 +34,7 @@ var StepFields = []StepField{
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
 	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
+	{"mla_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MLALayerOverheadUs }},
 	{"expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertBandwidthEfficiency }},
 	{"expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertComputeEfficiency }},
 	{"fp8_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertBandwidthEfficiency }},

@@ -71,6 +71,7 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
+	p.nonNegative(prefix+"mla_layer_overhead_us", s.MLALayerOverheadUs)
 	if s.ExpertBandwidthEfficiency != 0 {
 		fraction("expert_bandwidth_efficiency", s.ExpertBandwidthEfficiency)
 	}

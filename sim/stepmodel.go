@@ -45,7 +45,8 @@ type Batch struct {
 //	             (TritonAttentionComputeEfficiency for attention sinks before
 //	             Hopper: attentionEfficiency)
 //	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
-//	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers + PerRequestGPUUs × NumReqs
+//	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers
+//	                + MLALayerOverheadUs × MLA layers + PerRequestGPUUs × NumReqs
 //
 // Summing per-class rooflines, rather than taking one roofline of the whole
 // step, is what a mixed step does: its decode attention is bound by memory
@@ -147,7 +148,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		fixedNs:         k.StepOverheadMs * 1e6,
 		perReqNs:        k.PerRequestOverheadUs * 1e3,
 		perReqGPUNs:     k.PerRequestGPUUs * 1e3,
-		layerNs:         (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers)) * 1e3,
+		layerNs:         (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers) + k.MLALayerOverheadUs*float64(mlaLayers(m))) * 1e3,
 		async:           c.asyncScheduling(),
 		weightNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
 		expertNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
@@ -466,6 +467,14 @@ func expertEfficiencies(c *Config) (bw, compute float64) {
 		own(k.INT4ExpertBandwidthEfficiency, k.INT4ExpertComputeEfficiency)
 	}
 	return bw, compute
+}
+
+// mlaLayers is how many of m's layers are multi-head latent attention.
+func mlaLayers(m *profiles.Model) int {
+	if m.IsMLA() {
+		return m.Layers
+	}
+	return 0
 }
 
 // ExpertDtype is the routed experts' weight format ("" for a dense model).

@@ -394,3 +394,20 @@ func TestINT4ExpertKernels(t *testing.T) {
 		}
 	}
 }
+
+// mla_layer_overhead_us adds to every layer of an MLA model (Kimi-K2.5:
+// 61) and to no layer of a GQA one.
+func TestMLALayerOverhead(t *testing.T) {
+	decode := func(model, quant string, mla float64) int64 {
+		g := refGPU(t, "b200")
+		g.Step.MLALayerOverheadUs = mla
+		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
+		return sm.StepTime(&Batch{NumReqs: 4, DecodeReqs: 4, DecodeTokens: 4, ContextTokens: 4 * 2000})
+	}
+	if d := decode("kimi-k2.5", "nvfp4", 20) - decode("kimi-k2.5", "nvfp4", 0); d < 61*20*1000*99/100 || d > 61*20*1000*101/100 {
+		t.Errorf("Kimi-K2.5: 20 µs per MLA layer added %d ns; want 61 layers × 20 µs", d)
+	}
+	if a, b := decode("gpt-oss-120b", "", 20), decode("gpt-oss-120b", "", 0); a != b {
+		t.Errorf("gpt-oss-120b (GQA): the MLA overhead moved the step (%d vs %d ns)", a, b)
+	}
+}
