@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
 )
 
 // stepModelFor resolves c and builds its step model.
@@ -375,15 +377,21 @@ func TestTritonAttentionBeforeHopper(t *testing.T) {
 	}
 }
 
+// b200Decode is a TP 8 decode step of 16 requests at 2,000 tokens of
+// context on B200s whose step coefficients set changes.
+func b200Decode(t *testing.T, model, quant string, set func(*profiles.StepCoefficients)) int64 {
+	g := refGPU(t, "b200")
+	set(&g.Step)
+	sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
+	return sm.StepTime(&Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16, ContextTokens: 16 * 2000})
+}
+
 // INT4 weight-only experts (Kimi-K2's own checkpoint) stream their weights
 // through their own kernels' efficiency; NVIDIA's NVFP4 checkpoint of the
 // same model and an fp8 MoE do not see it.
 func TestINT4ExpertKernels(t *testing.T) {
-	decode := func(model, quant string, int4BW float64) int64 {
-		g := refGPU(t, "b200")
-		g.Step.INT4ExpertBandwidthEfficiency = int4BW
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
-		return sm.StepTime(&Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16, ContextTokens: 16 * 2000})
+	decode := func(model, quant string, bw float64) int64 {
+		return b200Decode(t, model, quant, func(k *profiles.StepCoefficients) { k.INT4ExpertBandwidthEfficiency = bw })
 	}
 	if slow, fast := decode("kimi-k2.5", "", 0.3), decode("kimi-k2.5", "", 0.9); float64(slow) < 1.3*float64(fast) {
 		t.Errorf("Kimi-K2.5 INT4 decode: %d ns at 30%% of bandwidth, %d ns at 90%%; the experts' reads should dominate", slow, fast)
@@ -398,11 +406,8 @@ func TestINT4ExpertKernels(t *testing.T) {
 // mla_layer_overhead_us adds to every layer of an MLA model (Kimi-K2.5:
 // 61) and to no layer of a GQA one.
 func TestMLALayerOverhead(t *testing.T) {
-	decode := func(model, quant string, mla float64) int64 {
-		g := refGPU(t, "b200")
-		g.Step.MLALayerOverheadUs = mla
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
-		return sm.StepTime(&Batch{NumReqs: 4, DecodeReqs: 4, DecodeTokens: 4, ContextTokens: 4 * 2000})
+	decode := func(model, quant string, us float64) int64 {
+		return b200Decode(t, model, quant, func(k *profiles.StepCoefficients) { k.MLALayerOverheadUs = us })
 	}
 	if d := decode("kimi-k2.5", "nvfp4", 20) - decode("kimi-k2.5", "nvfp4", 0); d < 61*20*1000*99/100 || d > 61*20*1000*101/100 {
 		t.Errorf("Kimi-K2.5: 20 µs per MLA layer added %d ns; want 61 layers × 20 µs", d)
