@@ -79,6 +79,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	viaHost := seen(func(cfg *sim.Config) bool { return cfg.GPU.AllReduceViaHost })
 	triton := seen((*sim.Config).TritonAttention)
 	mla := seen(func(cfg *sim.Config) bool { return cfg.Model.IsMLA() })
+	blockFP8 := seen((*sim.Config).BlockFP8Linear)
 	int4 := seen(func(cfg *sim.Config) bool { return cfg.ExpertDtype() == "int4" })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
@@ -98,6 +99,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
 		onlyWhereSeen(mla, &s.MLALayerOverheadUs, 0)
+		onlyWhereSeen(blockFP8, &s.BlockFP8ComputeEfficiency, s.ComputeEfficiency)
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit
 			// cannot see it: start it where requests in a burst share a

@@ -19,9 +19,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.096, MetricTTFT: 0.19, MetricThroughput: 0.14},
-	cv:     map[string]float64{MetricTPOT: 0.113, MetricTTFT: 0.215},
-	regime: 0.26,
+	mape:   map[string]float64{MetricTPOT: 0.095, MetricTTFT: 0.185, MetricThroughput: 0.14},
+	cv:     map[string]float64{MetricTPOT: 0.111, MetricTTFT: 0.21},
+	regime: 0.25,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)

@@ -69,6 +69,13 @@ type StepCoefficients struct {
 	// on a GPU without FlashAttention 3 or 4 (before Hopper); 0 means
 	// AttentionComputeEfficiency.
 	TritonAttentionComputeEfficiency float64 `yaml:"triton_attention_compute_efficiency,omitempty" json:"triton_attention_compute_efficiency,omitempty"`
+	// BlockFP8ComputeEfficiency is ComputeEfficiency for block-scaled FP8
+	// linear layers (128×128 weight scales, Model.FP8BlockScaled), whose
+	// GEMMs apply a scale per block inside the main loop (CUTLASS's
+	// blockwise kernels or vLLM's Triton w8a8_block_fp8_matmul,
+	// vllm/model_executor/layers/quantization/utils/fp8_utils.py) where
+	// per-tensor FP8 runs plain FP8 GEMMs; 0 means ComputeEfficiency.
+	BlockFP8ComputeEfficiency float64 `yaml:"block_fp8_compute_efficiency,omitempty" json:"block_fp8_compute_efficiency,omitempty"`
 	// StepOverheadMs is the fixed cost of one engine step (launches, sampling,
 	// scheduling) in milliseconds.
 	StepOverheadMs float64 `yaml:"step_overhead_ms" json:"step_overhead_ms"`

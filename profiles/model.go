@@ -58,6 +58,12 @@ type Model struct {
 	// ExpertWeightDtype is the dtype of the MoE expert weights when it differs
 	// (gpt-oss ships its experts in mxfp4); empty means WeightDtype.
 	ExpertWeightDtype string `yaml:"expert_weight_dtype"`
+	// FP8BlockScaled: the model's FP8 checkpoint (its own weights when
+	// WeightDtype is fp8, else the FP8 alias --quantization fp8 names)
+	// scales its weights per 128×128 block (config.json
+	// quantization_config.weight_block_size), which runs other GEMMs than
+	// per-tensor FP8 (block_fp8_compute_efficiency).
+	FP8BlockScaled bool `yaml:"fp8_block_scaled,omitempty"`
 }
 
 // IsMLA reports whether the model uses multi-head latent attention.

@@ -26,6 +26,7 @@ var StepFields = []StepField{
 	{"compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ComputeEfficiency }},
 	{"attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
 	{"triton_attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.TritonAttentionComputeEfficiency }},
+	{"block_fp8_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.BlockFP8ComputeEfficiency }},
 	{"step_overhead_ms", func(s *StepCoefficients) *float64 { return &s.StepOverheadMs }},
 	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
 	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},

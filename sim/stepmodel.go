@@ -176,7 +176,11 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	case m.IsMoE():
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
 	}
-	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * k.ComputeEfficiency) * 1e9
+	linEff := k.ComputeEfficiency
+	if c.BlockFP8Linear() && k.BlockFP8ComputeEfficiency > 0 {
+		linEff = k.BlockFP8ComputeEfficiency
+	}
+	s.linearNsPerToken = 2 * p.dense / tp / (linPeak * linEff) * 1e9
 	if expertEff <= 0 {
 		expertEff = k.ComputeEfficiency
 	}
@@ -467,6 +471,14 @@ func expertEfficiencies(c *Config) (bw, compute float64) {
 		own(k.INT4ExpertBandwidthEfficiency, k.INT4ExpertComputeEfficiency)
 	}
 	return bw, compute
+}
+
+// BlockFP8Linear reports whether c's linear layers outside the routed
+// experts are block-scaled FP8: the model's own FP8 checkpoint or the FP8
+// alias --quantization fp8 names, when the profile says it scales per
+// block (an NVFP4 checkpoint keeps them in bf16).
+func (c *Config) BlockFP8Linear() bool {
+	return c.Model.FP8BlockScaled && linearDtype(c) == "fp8"
 }
 
 // mlaLayers is how many of m's layers are multi-head latent attention.

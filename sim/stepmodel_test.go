@@ -416,3 +416,23 @@ func TestMLALayerOverhead(t *testing.T) {
 		t.Errorf("gpt-oss-120b (GQA): the MLA overhead moved the step (%d vs %d ns)", a, b)
 	}
 }
+
+// block_fp8_compute_efficiency prices the linear layers of a block-scaled
+// FP8 checkpoint (Qwen's, DeepSeek's, MiniMax's) and no other: not a
+// per-tensor FP8 one (NVIDIA's Llama), not the bf16 checkpoint.
+func TestBlockFP8Linear(t *testing.T) {
+	prefill := func(model, quant string, eff float64) int64 {
+		g := refGPU(t, "h100-sxm")
+		g.Step.BlockFP8ComputeEfficiency = eff
+		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 2, Quantization: quant})
+		return sm.StepTime(&Batch{NumReqs: 1, PrefillTokens: 8192, PrefillAttnPairs: 8192 * 8193 / 2})
+	}
+	if slow, fast := prefill("qwen3-32b", "fp8", 0.1), prefill("qwen3-32b", "fp8", 0.9); slow <= fast {
+		t.Errorf("Qwen3-32B-FP8 prefill: %d ns at 10%% of the FP8 peak, %d ns at 90%%", slow, fast)
+	}
+	for _, c := range [][2]string{{"qwen3-32b", ""}, {"llama-3.1-70b", "fp8"}} {
+		if a, b := prefill(c[0], c[1], 0.1), prefill(c[0], c[1], 0.9); a != b {
+			t.Errorf("%s --quantization %q: the block-FP8 efficiency moved the step (%d vs %d ns)", c[0], c[1], a, b)
+		}
+	}
+}
