@@ -80,6 +80,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	triton := seen((*sim.Config).TritonAttention)
 	mla := seen(func(cfg *sim.Config) bool { return cfg.Model.IsMLA() })
 	blockFP8 := seen((*sim.Config).BlockFP8Linear)
+	harmony := seen((*sim.Config).HarmonyChat)
 	int4 := seen(func(cfg *sim.Config) bool { return cfg.ExpertDtype() == "int4" })
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
@@ -106,6 +107,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 			// few milliseconds each.
 			s.APIServerCPUMs = apiServerCPUStartMs
 		}
+		onlyWhereSeen(harmony, &s.HarmonyAPIServerCPUMs, s.APIServerCPUMs)
 	}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {
@@ -113,7 +115,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		// where no GPU stages its all-reduces through host memory).
 		// Nor has mla_layer_overhead_us where the group has no MLA model.
 		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0) &&
-			!(p.name == "mla_layer_overhead_us" && !mla)
+			!(p.name == "mla_layer_overhead_us" && !mla) && !(p.name == "api_server_harmony_cpu_ms" && !harmony)
 		if !g.free[k] {
 			g.x[k] = g.prior[k]
 		}

@@ -20,7 +20,7 @@ var params = func() []param {
 		ps = append(ps, param{p.Name, p.Inverse, p.Field})
 	}
 	for _, f := range profiles.StepFields {
-		if f.Key == "api_request_overhead_ms" || f.Key == "api_prompt_token_us" || f.Key == "api_server_cpu_ms" {
+		if f.Key == "api_request_overhead_ms" || f.Key == "api_prompt_token_us" || f.Key == "api_server_cpu_ms" || f.Key == "api_server_harmony_cpu_ms" {
 			ps = append(ps, param{f.Key, false, f.Value})
 		}
 	}
@@ -104,7 +104,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		return nil, err
 	}
 	cfg.Seed = 1
-	cpu := cfg.Step.APIServerCPUMs
+	cpu := cfg.APIServerCPUMs()
 	grad, err := sim.NewStepGradient(cfg)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,12 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	if n > 0 {
 		ttft[nStep] += apiRequestS * float64(n)
 		ttft[nStep+1] += apiPromptTokenS * prompt
-		ttft[nStep+2] += queued
+		// The work's parameter: the Harmony renderer's where it is the one in use.
+		work := nStep + 2
+		if cfg.HarmonyChat() && cfg.Step.HarmonyAPIServerCPUMs > 0 {
+			work = nStep + 3
+		}
+		ttft[work] += queued
 		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
 	}
 	if decodeTok > 0 {

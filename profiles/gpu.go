@@ -158,4 +158,10 @@ type StepCoefficients struct {
 	// the whole burst's work. Alone, a request's work overlaps the two
 	// latencies above; it shows only when requests queue.
 	APIServerCPUMs float64 `yaml:"api_server_cpu_ms" json:"api_server_cpu_ms"`
+	// HarmonyAPIServerCPUMs is the same for a model whose chat format is
+	// OpenAI's Harmony (gpt-oss), which vLLM renders with the openai_harmony
+	// library instead of the checkpoint's Jinja chat template
+	// (vllm/entrypoints/openai/serving_chat.py use_harmony); 0 means
+	// APIServerCPUMs.
+	HarmonyAPIServerCPUMs float64 `yaml:"api_server_harmony_cpu_ms,omitempty" json:"api_server_harmony_cpu_ms,omitempty"`
 }

@@ -46,6 +46,7 @@ var StepFields = []StepField{
 	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
 	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},
 	{"api_server_cpu_ms", func(s *StepCoefficients) *float64 { return &s.APIServerCPUMs }},
+	{"api_server_harmony_cpu_ms", func(s *StepCoefficients) *float64 { return &s.HarmonyAPIServerCPUMs }},
 }
 
 // Merge returns s with every non-zero field of override in place of its own.

@@ -94,6 +94,7 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
 	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)
 	p.nonNegative(prefix+"api_server_cpu_ms", s.APIServerCPUMs)
+	p.nonNegative(prefix+"api_server_harmony_cpu_ms", s.HarmonyAPIServerCPUMs)
 	return p.errs
 }
 

@@ -33,6 +33,21 @@ import "math"
 // in seconds: when, after the client sent it, the engine sees it.
 func (c *Config) APIDelayS(prompt int) float64 { return c.apiDelayNs(prompt) / 1e9 }
 
+// APIServerCPUMs is the API server's work per request for c's model: the
+// Harmony renderer's for gpt-oss where the coefficients have one
+// (vllm/entrypoints/openai/serving_chat.py renders gpt-oss's chat with
+// openai_harmony, every other model's with its Jinja chat template).
+func (c *Config) APIServerCPUMs() float64 {
+	if c.HarmonyChat() && c.Step.HarmonyAPIServerCPUMs > 0 {
+		return c.Step.HarmonyAPIServerCPUMs
+	}
+	return c.Step.APIServerCPUMs
+}
+
+// HarmonyChat reports whether c's model speaks OpenAI's Harmony chat
+// format (gpt-oss: vLLM's use_harmony, from its model type).
+func (c *Config) HarmonyChat() bool { return c.Model.Family == "gpt-oss" }
+
 // apiDelayNs is the front end's mean time for a request of prompt tokens.
 func (c *Config) apiDelayNs(prompt int) float64 {
 	k := &c.Step
@@ -142,7 +157,7 @@ func nextTransit(h transitHeap) int64 {
 func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
 	draw := 0.5 + splitmix(&e.apiState)
 	at := t + int64(c.cfg.apiDelayNs(s.prompt)*draw)
-	if work := c.cfg.Step.APIServerCPUMs * 1e6 * draw; work >= 1 {
+	if work := c.cfg.APIServerCPUMs() * 1e6 * draw; work >= 1 {
 		e.api.add(apiJob{notBefore: at, s: s}, work, t)
 		e.inFront++
 		c.serverStale = true

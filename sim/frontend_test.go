@@ -179,3 +179,23 @@ func TestAPIServerTime(t *testing.T) {
 		t.Errorf("mean API time %.4f s, want 0.030 (20 ms + 1,000 × 10 µs)", api)
 	}
 }
+
+// gpt-oss's chat is rendered by the Harmony library, every other model's
+// by its Jinja template: each takes its own API-server work per request,
+// and a profile without the Harmony figure falls back to the common one.
+func TestHarmonyAPIServerWork(t *testing.T) {
+	step := refGPU(t, "h100-sxm").Step
+	step.APIServerCPUMs, step.HarmonyAPIServerCPUMs = 9, 3
+	gptOSS := Config{Model: refModel(t, "gpt-oss-20b"), Step: step}
+	qwen := Config{Model: refModel(t, "qwen3-8b"), Step: step}
+	if got := gptOSS.APIServerCPUMs(); got != 3 {
+		t.Errorf("gpt-oss-20b: %v ms of API-server work; want the Harmony figure, 3", got)
+	}
+	if got := qwen.APIServerCPUMs(); got != 9 {
+		t.Errorf("qwen3-8b: %v ms; want the Jinja figure, 9", got)
+	}
+	gptOSS.Step.HarmonyAPIServerCPUMs = 0
+	if got := gptOSS.APIServerCPUMs(); got != 9 {
+		t.Errorf("gpt-oss-20b without a Harmony figure: %v ms; want the common 9", got)
+	}
+}
