@@ -109,13 +109,13 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 		onlyWhereSeen(harmony, &s.HarmonyAPIServerCPUMs, s.APIServerCPUMs)
 	}
+	// Overheads whose terms the group's points cannot have: held at 0.
+	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {
 		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency
 		// where no GPU stages its all-reduces through host memory).
-		// Nor has mla_layer_overhead_us where the group has no MLA model.
-		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0) &&
-			!(p.name == "mla_layer_overhead_us" && !mla) && !(p.name == "api_server_harmony_cpu_ms" && !harmony)
+		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0) && !unseen[p.name]
 		if !g.free[k] {
 			g.x[k] = g.prior[k]
 		}
@@ -124,9 +124,10 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 }
 
 // onlyWhereSeen sets a coefficient that only some deployments' points can
-// see (host-staged all-reduce, Triton attention, INT4 experts): 0 when the group has no
-// such point, which leaves it out of the fit and the file, else its value,
-// or unset's (what it means when unset) where it has none.
+// see (host-staged all-reduce, Triton attention, INT4 experts, MLA layers,
+// block-scaled FP8, the Harmony renderer): 0 when the group has no such
+// point, which leaves it out of the fit and the file, else its value, or
+// unset's (what it means when unset) where it has none.
 func onlyWhereSeen(seen bool, v *float64, unset float64) {
 	switch {
 	case !seen:

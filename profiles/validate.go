@@ -84,6 +84,9 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	if s.FP8ExpertComputeEfficiency != 0 {
 		fraction("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
 	}
+	if s.BlockFP8ComputeEfficiency != 0 {
+		fraction("block_fp8_compute_efficiency", s.BlockFP8ComputeEfficiency)
+	}
 	if s.INT4ExpertBandwidthEfficiency != 0 {
 		fraction("int4_expert_bandwidth_efficiency", s.INT4ExpertBandwidthEfficiency)
 	}
