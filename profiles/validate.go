@@ -47,6 +47,13 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 			p.addf("%s%s must be in (0, 1], got %v", prefix, key, v)
 		}
 	}
+	// optional is a fraction whose 0 means "unset, take another's" even in
+	// a complete profile.
+	optional := func(key string, v float64) {
+		if v != 0 {
+			fraction(key, v)
+		}
+	}
 	positive := func(key string, v float64) {
 		if partial && v == 0 {
 			return
@@ -58,41 +65,23 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	positive("fp8_kv_read_penalty", s.FP8KVReadPenalty)
 	fraction("compute_efficiency", s.ComputeEfficiency)
 	fraction("attention_compute_efficiency", s.AttentionComputeEfficiency)
-	if s.TritonAttentionComputeEfficiency != 0 {
-		fraction("triton_attention_compute_efficiency", s.TritonAttentionComputeEfficiency)
-	}
+	optional("triton_attention_compute_efficiency", s.TritonAttentionComputeEfficiency)
 	p.nonNegative(prefix+"step_overhead_ms", s.StepOverheadMs)
 	p.nonNegative(prefix+"per_request_overhead_us", s.PerRequestOverheadUs)
 	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)
 	fraction("interconnect_efficiency", s.InterconnectEfficiency)
-	if s.HostAllReduceEfficiency != 0 {
-		fraction("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
-	}
+	optional("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
 	p.nonNegative(prefix+"mla_layer_overhead_us", s.MLALayerOverheadUs)
-	if s.ExpertBandwidthEfficiency != 0 {
-		fraction("expert_bandwidth_efficiency", s.ExpertBandwidthEfficiency)
-	}
-	if s.ExpertComputeEfficiency != 0 {
-		fraction("expert_compute_efficiency", s.ExpertComputeEfficiency)
-	}
-	if s.FP8ExpertBandwidthEfficiency != 0 {
-		fraction("fp8_expert_bandwidth_efficiency", s.FP8ExpertBandwidthEfficiency)
-	}
-	if s.FP8ExpertComputeEfficiency != 0 {
-		fraction("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
-	}
-	if s.BlockFP8ComputeEfficiency != 0 {
-		fraction("block_fp8_compute_efficiency", s.BlockFP8ComputeEfficiency)
-	}
-	if s.INT4ExpertBandwidthEfficiency != 0 {
-		fraction("int4_expert_bandwidth_efficiency", s.INT4ExpertBandwidthEfficiency)
-	}
-	if s.INT4ExpertComputeEfficiency != 0 {
-		fraction("int4_expert_compute_efficiency", s.INT4ExpertComputeEfficiency)
-	}
+	optional("expert_bandwidth_efficiency", s.ExpertBandwidthEfficiency)
+	optional("expert_compute_efficiency", s.ExpertComputeEfficiency)
+	optional("fp8_expert_bandwidth_efficiency", s.FP8ExpertBandwidthEfficiency)
+	optional("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
+	optional("block_fp8_compute_efficiency", s.BlockFP8ComputeEfficiency)
+	optional("int4_expert_bandwidth_efficiency", s.INT4ExpertBandwidthEfficiency)
+	optional("int4_expert_compute_efficiency", s.INT4ExpertComputeEfficiency)
 	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
 	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
 	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)
