@@ -198,6 +198,17 @@ func TestConfigSkips(t *testing.T) {
 	if cfg, skip := config(cat, &r); skip != "" || cfg.Quantization != "" {
 		t.Errorf("gpt-oss fp4: quantization %q, skip %q; want the profile's mxfp4 experts", cfg.Quantization, skip)
 	}
+	// int4 is Kimi-K2's own checkpoint (the profile's experts), and no
+	// other model's.
+	r.Model, r.Quantization, r.GPU, r.TP = "moonshotai/Kimi-K2.5", "int4", "h200", 8
+	if cfg, skip := config(cat, &r); skip != "" || cfg.Quantization != "" || cfg.ExpertDtype() != "int4" {
+		t.Errorf("Kimi-K2.5 int4: quantization %q, experts %q, skip %q; want the profile's int4 experts", cfg.Quantization, cfg.ExpertDtype(), skip)
+	}
+	r.Model = "Qwen/Qwen3-235B-A22B-Instruct-2507"
+	if _, skip := config(cat, &r); !strings.Contains(skip, "int4 not modelled") {
+		t.Errorf("Qwen3-235B int4: skip %q, want int4 not modelled", skip)
+	}
+	r.GPU, r.TP, r.Quantization = "h100-sxm", 1, "fp4"
 	r.Model = "nvidia/Llama-3.3-70B-Instruct-FP4"
 	r.TP = 2
 	if cfg, skip := config(cat, &r); skip != "" || cfg.Quantization != "nvfp4" || cfg.Model.Name != "llama-3.1-70b" {
@@ -320,6 +331,55 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 		}
 		if want := map[bool]float64{false: 0, true: 1 / 0.5}[viaHost]; g.x[k] != want {
 			t.Errorf("via host %v: starts at %g, want %g", viaHost, g.x[k], want)
+		}
+	}
+}
+
+// TestCoefficientsFittedOnlyWithTheirPoints: the coefficients of one kind
+// of deployment (INT4 experts, MLA layers, block-scaled FP8, the Harmony
+// renderer) are free in a group that has such a point and held out of any
+// other group's fit, at 0.
+func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := func(name string) profiles.Model {
+		m, err := cat.Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	kimi, qwen, gptOSS := model("kimi-k2.5"), model("qwen3-32b"), model("gpt-oss-20b")
+	plain := sim.Config{Model: model("qwen3-8b")}
+	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4, APIServerCPUMs: 5}
+	for _, c := range []struct {
+		keys []string
+		with sim.Config
+	}{
+		{[]string{"int4_expert_bandwidth_efficiency", "int4_expert_compute_efficiency", "mla_layer_overhead_us"}, sim.Config{Model: kimi}},
+		{[]string{"block_fp8_compute_efficiency"}, sim.Config{Model: qwen, Quantization: "fp8"}},
+		{[]string{"api_server_harmony_cpu_ms"}, sim.Config{Model: gptOSS}},
+	} {
+		for _, key := range c.keys {
+			k := slices.IndexFunc(params, func(p param) bool { return p.name == key })
+			if k < 0 {
+				t.Fatalf("%s is not a fit parameter", key)
+			}
+			for _, seen := range []bool{false, true} {
+				p := &Point{cfg: plain}
+				if seen {
+					p.cfg = c.with
+				}
+				g := (&corpus{points: []*Point{p}}).newGroup("g", []int{0}, s, s)
+				if g.free[k] != seen {
+					t.Errorf("%s with its points %v: free %v", key, seen, g.free[k])
+				}
+				if !seen && g.x[k] != 0 {
+					t.Errorf("%s without its points starts at %g, want 0", key, g.x[k])
+				}
+			}
 		}
 	}
 }

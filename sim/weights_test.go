@@ -223,9 +223,14 @@ func TestNVFP4MoEQuantizesExpertsOnly(t *testing.T) {
 	if got := weightBytesPerGPU(&c, p); math.Abs(got/want-1) > 1e-9 || got < 145e9 || got > 152e9 {
 		t.Errorf("Kimi-K2.5-NVFP4 TP4: %.1f GB per GPU; want %.1f (about 149)", got/1e9, want/1e9)
 	}
-	// Without --quantization the profile's own INT4 experts stand.
-	if got := expertDtype(&Config{Model: m, TensorParallelSize: 4}); got != "int4" {
+	// Without --quantization the profile's own INT4 experts stand, W4A16
+	// with a bf16 scale per 32 weights: 4.5 bits, as many bytes as NVFP4's.
+	base := Config{Model: m, TensorParallelSize: 4}
+	if got := expertDtype(&base); got != "int4" {
 		t.Errorf("Kimi-K2.5 experts: %q; want the profile's int4", got)
+	}
+	if got := weightBytesPerGPU(&base, p); math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("Kimi-K2.5 INT4 TP4: %.1f GB per GPU; want %.1f (experts at 4.5 bits)", got/1e9, want/1e9)
 	}
 	// A dense model's NVFP4 checkpoint quantizes every linear layer.
 	d := refModel(t, "qwen3-8b")
