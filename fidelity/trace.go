@@ -153,7 +153,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		ttft[nStep+1] += apiPromptTokenS * prompt
 		// The work's parameter: the Harmony renderer's where it is the one in use.
 		work := nStep + 2
-		if cfg.HarmonyChat() && cfg.Step.HarmonyAPIServerCPUMs > 0 {
+		if cfg.HarmonyAPIWork() {
 			work = nStep + 3
 		}
 		ttft[work] += queued

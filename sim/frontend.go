@@ -38,11 +38,15 @@ func (c *Config) APIDelayS(prompt int) float64 { return c.apiDelayNs(prompt) / 1
 // (vllm/entrypoints/openai/serving_chat.py renders gpt-oss's chat with
 // openai_harmony, every other model's with its Jinja chat template).
 func (c *Config) APIServerCPUMs() float64 {
-	if c.HarmonyChat() && c.Step.HarmonyAPIServerCPUMs > 0 {
+	if c.HarmonyAPIWork() {
 		return c.Step.HarmonyAPIServerCPUMs
 	}
 	return c.Step.APIServerCPUMs
 }
+
+// HarmonyAPIWork reports whether APIServerCPUMs is the Harmony renderer's
+// figure: a gpt-oss model whose coefficients have one.
+func (c *Config) HarmonyAPIWork() bool { return c.HarmonyChat() && c.Step.HarmonyAPIServerCPUMs > 0 }
 
 // HarmonyChat reports whether c's model speaks OpenAI's Harmony chat
 // format (gpt-oss: vLLM's use_harmony, from its model type).
