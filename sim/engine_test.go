@@ -269,16 +269,24 @@ func TestPrefixCacheHit(t *testing.T) {
 	}
 }
 
-func TestResumeHitsOwnBlocks(t *testing.T) {
-	// a grows into b's room and preempts it; b waits until a finishes, then
-	// resumes with a hit on the full blocks it left behind.
-	e, _ := testEngine(t, 11, 16, 1024)
+// preemptSecond runs e on a 96-token request that grows to 116 and a
+// 40-token one that grows to 140, until a's growth preempts b; it returns b.
+func preemptSecond(t *testing.T, e *engine) *seq {
+	t.Helper()
 	a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
 	e.enqueue(a, 0)
 	e.enqueue(b, 0)
 	for e.preemptions == 0 {
 		step(t, e)
 	}
+	return b
+}
+
+func TestResumeHitsOwnBlocks(t *testing.T) {
+	// a grows into b's room and preempts it; b waits until a finishes, then
+	// resumes with a hit on the full blocks it left behind.
+	e, _ := testEngine(t, 11, 16, 1024)
+	b := preemptSecond(t, e)
 	if b.own == nil || b.own.blocks != 3 {
 		t.Fatalf("b should have left its 3 full blocks cached, got %+v", b.own)
 	}
@@ -300,12 +308,7 @@ func TestResumeHitsOwnBlocksSlidingWindow(t *testing.T) {
 		e, _ := testEngine(t, 22, 16, 1024)
 		e.layout = KVLayout{BlockSize: 16, FullGroups: 1, SlidingGroups: 1, SlidingBlocksCap: 64, SlidingWindow: 128}
 		e.prefixCaching, e.resumeHits = false, caching
-		a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
-		e.enqueue(a, 0)
-		e.enqueue(b, 0)
-		for e.preemptions == 0 {
-			step(t, e)
-		}
+		b := preemptSecond(t, e)
 		lost := b.lostTokens
 		for !b.running {
 			step(t, e)
@@ -325,12 +328,7 @@ func TestEvictedOwnBlocksAreRecomputed(t *testing.T) {
 	// cached blocks are evicted (least recently used first) and b
 	// recomputes everything.
 	e, _ := testEngine(t, 11, 16, 1024)
-	a, b := newTestSeq(0, 96, 20, 0), newTestSeq(1, 40, 100, 0)
-	e.enqueue(a, 0)
-	e.enqueue(b, 0)
-	for e.preemptions == 0 {
-		step(t, e)
-	}
+	b := preemptSecond(t, e)
 	lost := b.lostTokens
 	// Another user takes every free block, the LRU ones included, and gives
 	// them back unhashed.
