@@ -82,6 +82,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	blockFP8 := seen((*sim.Config).BlockFP8Linear)
 	harmony := seen((*sim.Config).HarmonyChat)
 	int4 := seen(func(cfg *sim.Config) bool { return cfg.ExpertDtype() == "int4" })
+	network := seen((*sim.Config).SpansNodes)
 	for _, s := range []*profiles.StepCoefficients{&start, &prior} {
 		if s.ExpertBandwidthEfficiency == 0 {
 			s.ExpertBandwidthEfficiency = s.WeightBandwidthEfficiency // its meaning when unset
@@ -100,6 +101,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
 		onlyWhereSeen(mla, &s.MLALayerOverheadUs, 0)
+		onlyWhereSeen(network, &s.NetworkEfficiency, s.InterconnectEfficiency)
 		onlyWhereSeen(blockFP8, &s.BlockFP8ComputeEfficiency, s.ComputeEfficiency)
 		if s.APIServerCPUMs == 0 {
 			// From zero the API server's work never queues and the fit
@@ -125,7 +127,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 
 // onlyWhereSeen sets a coefficient that only some deployments' points can
 // see (host-staged all-reduce, Triton attention, INT4 experts, MLA layers,
-// block-scaled FP8, the Harmony renderer): 0 when the group has no such
+// block-scaled FP8, the Harmony renderer, servers linked by a network): 0 when the group has no such
 // point, which leaves it out of the fit and the file, else its value, or
 // unset's (what it means when unset) where it has none.
 func onlyWhereSeen(seen bool, v *float64, unset float64) {

@@ -337,7 +337,7 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 
 // TestCoefficientsFittedOnlyWithTheirPoints: the coefficients of one kind
 // of deployment (INT4 experts, MLA layers, block-scaled FP8, the Harmony
-// renderer) are free in a group that has such a point and held out of any
+// renderer, servers linked by a network) are free in a group that has such a point and held out of any
 // other group's fit, at 0.
 func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
 	cat, err := profiles.Embedded()
@@ -352,6 +352,10 @@ func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
 		return m
 	}
 	kimi, qwen, gptOSS := model("kimi-k2.5"), model("qwen3-32b"), model("gpt-oss-20b")
+	gh200, err := cat.GPU("gh200") // four to a server: TP 8 spans two
+	if err != nil {
+		t.Fatal(err)
+	}
 	plain := sim.Config{Model: model("qwen3-8b")}
 	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4, APIServerCPUMs: 5}
 	for _, c := range []struct {
@@ -361,6 +365,7 @@ func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
 		{[]string{"int4_expert_bandwidth_efficiency", "int4_expert_compute_efficiency", "mla_layer_overhead_us"}, sim.Config{Model: kimi}},
 		{[]string{"block_fp8_compute_efficiency"}, sim.Config{Model: qwen, Quantization: "fp8"}},
 		{[]string{"api_server_harmony_cpu_ms"}, sim.Config{Model: gptOSS}},
+		{[]string{"network_efficiency"}, sim.Config{Model: qwen, GPU: gh200, TensorParallelSize: 8}},
 	} {
 		for _, key := range c.keys {
 			k := slices.IndexFunc(params, func(p param) bool { return p.name == key })

@@ -22,6 +22,15 @@ type GPU struct {
 	// InterconnectGBps is the per-GPU aggregate GPU-to-GPU bandwidth, both
 	// directions together (NVLink 4: 900 GB/s, i.e. 450 GB/s each way).
 	InterconnectGBps float64 `yaml:"interconnect_gbps"`
+	// GPUsPerNode is how many of these GPUs one server's NVLink (or PCIe)
+	// domain holds (an HGX board's 8, a quad-GH200 node's 4); 0: unknown,
+	// every replica taken to fit one server. A replica of more GPUs spans
+	// servers and its collectives cross NetworkGBps (sim/nodes.go).
+	GPUsPerNode int `yaml:"gpus_per_node,omitempty"`
+	// NetworkGBps is one GPU's share of its server's network (its
+	// InfiniBand, RoCE or Slingshot card's line rate), one direction, in
+	// GB/s: 400 Gb/s is 50.
+	NetworkGBps float64 `yaml:"network_gbps,omitempty"`
 	// AllReduceViaHost: the GPUs of a server cannot reach each other's
 	// memory (no GPU peer-to-peer), so vLLM disables its custom all-reduce
 	// ("your platform lacks GPU P2P capability", vllm/distributed/
@@ -95,6 +104,11 @@ type StepCoefficients struct {
 	// NCCL stages through host memory (GPU.AllReduceViaHost); 0 means
 	// InterconnectEfficiency.
 	HostAllReduceEfficiency float64 `yaml:"host_all_reduce_efficiency,omitempty" json:"host_all_reduce_efficiency,omitempty"`
+	// NetworkEfficiency is the fraction of a GPU's network card line rate
+	// (GPU.NetworkGBps) an all-reduce or a pipeline transfer between
+	// servers reaches (NCCL over InfiniBand, RoCE or Slingshot); 0 means
+	// InterconnectEfficiency.
+	NetworkEfficiency float64 `yaml:"network_efficiency,omitempty" json:"network_efficiency,omitempty"`
 	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
 	// all-reduce, in microseconds (two per layer per step).
 	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`

@@ -32,6 +32,7 @@ var StepFields = []StepField{
 	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},
 	{"interconnect_efficiency", func(s *StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
 	{"host_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostAllReduceEfficiency }},
+	{"network_efficiency", func(s *StepCoefficients) *float64 { return &s.NetworkEfficiency }},
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
 	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},

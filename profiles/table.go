@@ -10,11 +10,11 @@ import (
 // by name, as `thinkcap profiles` prints them.
 func (c *Catalog) WriteTable(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "GPU\tMEMORY\tBANDWIDTH\tBF16\tFP8\tLINK\t$/H\tSTEP COEFFICIENTS")
+	fmt.Fprintln(w, "GPU\tMEMORY\tBANDWIDTH\tBF16\tFP8\tLINK\tSERVER\t$/H\tSTEP COEFFICIENTS")
 	for _, name := range c.GPUNames() {
 		g := c.GPUs[name]
-		fmt.Fprintf(w, "%s\t%.1f GiB\t%.0f GB/s\t%.0f TF\t%.0f TF\t%.0f GB/s\t%.2f\t%s\n",
-			g.Name, g.MemoryGiB, g.MemoryBandwidthGBps, g.BF16TFLOPS, g.FP8TFLOPS, g.InterconnectGBps, g.PricePerHour, g.StepSource)
+		fmt.Fprintf(w, "%s\t%.1f GiB\t%.0f GB/s\t%.0f TF\t%.0f TF\t%.0f GB/s\t%s\t%.2f\t%s\n",
+			g.Name, g.MemoryGiB, g.MemoryBandwidthGBps, g.BF16TFLOPS, g.FP8TFLOPS, g.InterconnectGBps, g.server(), g.PricePerHour, g.StepSource)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MODEL\tHF NAME\tPARAMS\tACTIVE\tLAYERS\tKV HEADS\tMAX LEN\tREASONING")
@@ -34,4 +34,13 @@ func (c *Catalog) WriteTable(out io.Writer) error {
 		fmt.Fprintf(w, "%s\t%d\t%s\n", t.Name, len(t.Classes), t.Description)
 	}
 	return w.Flush()
+}
+
+// server is the server a GPU profile names: its GPUs and each one's
+// network card ("-" when the profile does not say).
+func (g *GPU) server() string {
+	if g.GPUsPerNode <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d × %.0f GB/s", g.GPUsPerNode, g.NetworkGBps)
 }

@@ -26,6 +26,11 @@ func (g *GPU) problems() []error {
 	// Every GPU has some path to its peers (PCIe at least); the step model
 	// divides by this for tensor parallelism.
 	p.positive("interconnect_gbps", g.InterconnectGBps)
+	p.nonNegativeInt("gpus_per_node", g.GPUsPerNode)
+	p.nonNegative("network_gbps", g.NetworkGBps)
+	if g.GPUsPerNode > 0 && g.NetworkGBps <= 0 {
+		p.addf("network_gbps must be set with gpus_per_node (%d): a replica of more GPUs crosses the network", g.GPUsPerNode)
+	}
 	p.nonNegative("price_per_hour", g.PricePerHour)
 	p.errs = append(p.errs, g.Step.problems(false, "step.")...)
 	return p.prefixed(fmt.Sprintf("gpu %q", g.Name))
@@ -71,6 +76,7 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)
 	fraction("interconnect_efficiency", s.InterconnectEfficiency)
 	optional("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
+	optional("network_efficiency", s.NetworkEfficiency)
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)

@@ -159,7 +159,8 @@ func stagePool(pool kvPoolShape, n, layers int) kvPoolShape {
 // setPipeline prices the stage-to-stage transfer: between stages vLLM sends
 // the hidden states and the residual of every token in the micro-batch
 // (IntermediateTensors, vllm/v1/worker/gpu_model_runner.py), bf16, over one
-// one-way link of the GPU's interconnect, with AllReduceLatencyUs as the
+// one-way link of the GPU's interconnect (its network card's where the
+// replica spans servers: nodes.go), with AllReduceLatencyUs as the
 // transfer's latency.
 func (s *StepModel) setPipeline(c *Config) {
 	s.pp = float64(c.pipelineSize())
@@ -167,9 +168,9 @@ func (s *StepModel) setPipeline(c *Config) {
 		return
 	}
 	k := c.Step
-	oneWay := c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
+	oneWay, extraUs := c.stageLink()
 	s.xferNsPerToken = 2 * float64(c.Model.HiddenSize) * 2 / oneWay * 1e9
-	s.xferFixedNs = k.AllReduceLatencyUs * 1e3
+	s.xferFixedNs = (k.AllReduceLatencyUs + extraUs) * 1e3
 }
 
 // pipelineStepNs is one engine step with PP stages: the time in which every

@@ -190,12 +190,14 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
-		// Ring all-reduce moves 2(tp−1)/tp of the buffer over each one-way link.
-		oneWay := g.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
+		// Ring all-reduce moves 2(tp−1)/tp of the buffer over each one-way
+		// link; across servers the network card paces it (nodes.go).
+		oneWay, extraUs := c.allReduceLink()
 		perLayer := 2 * (2 * (tp - 1) / tp * h * 2) / oneWay * 1e9
+		latency := (k.AllReduceLatencyUs + extraUs) * 1e3
 		s.arNsPerToken = perLayer * float64(m.Layers)
-		s.arFixedNs = 2 * k.AllReduceLatencyUs * 1e3 * float64(m.Layers)
-		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*k.AllReduceLatencyUs*1e3
+		s.arFixedNs = 2 * latency * float64(m.Layers)
+		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*latency
 	}
 	s.setDrafter(c, p, geom, linPeak, pair)
 	s.setPipeline(c)
@@ -524,6 +526,10 @@ func checkStepInputs(c *Config) error {
 	}
 	if c.TensorParallelSize > 1 && g.InterconnectGBps <= 0 {
 		errs = append(errs, fmt.Errorf("step model: --tensor-parallel-size %d needs gpu %q's interconnect_gbps", c.TensorParallelSize, g.Name))
+	}
+	if c.SpansNodes() && g.NetworkGBps <= 0 {
+		errs = append(errs, fmt.Errorf("step model: %d GPUs a replica (TP %d × PP %d) span servers of %d %s GPUs, which needs gpu %q's network_gbps (its network card's bandwidth a GPU)",
+			c.GPUsPerReplica(), c.TensorParallelSize, c.pipelineSize(), g.GPUsPerNode, g.Name, g.Name))
 	}
 	if c.pipelineSize() > 1 && g.InterconnectGBps <= 0 {
 		errs = append(errs, fmt.Errorf("step model: --pipeline-parallel-size %d needs gpu %q's interconnect_gbps", c.PipelineParallelSize, g.Name))
