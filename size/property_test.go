@@ -199,3 +199,21 @@ func TestEarlyStopKeepsTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestRankPrefersHeadroomAtOneCost: of two passing deployments at the same
+// cost, the one a replica of which sustains more requests a second ranks
+// first (TP 8 × PP 2 before TP 16 across two servers), whatever their names.
+func TestRankPrefersHeadroomAtOneCost(t *testing.T) {
+	outs := []Outcome{
+		{Name: "a-tp16", Passes: true, CostPerHour: 47.84, CostPerMillionOutputTokens: 12.24, MaxRatePerReplica: 5.8},
+		{Name: "b-tp8-pp2", Passes: true, CostPerHour: 47.84, CostPerMillionOutputTokens: 12.24, MaxRatePerReplica: 25.2},
+		{Name: "c-cheaper", Passes: true, CostPerHour: 23.92, CostPerMillionOutputTokens: 6.12, MaxRatePerReplica: 1},
+	}
+	got := Rank(outs)
+	want := []string{"c-cheaper", "b-tp8-pp2", "a-tp16"}
+	for i, w := range want {
+		if got[i].Name != w {
+			t.Fatalf("rank %d: %s, want %s (order %v)", i, got[i].Name, w, []string{got[0].Name, got[1].Name, got[2].Name})
+		}
+	}
+}

@@ -6,7 +6,9 @@ import (
 )
 
 // Rank orders outcomes: passing ones by cost per hour, then cost per
-// million output tokens, then name; then failing ones by name. A failing
+// million output tokens, then the most requests a second one replica
+// sustains (at one cost, the deployment with the most headroom before it
+// needs another replica), then name; then failing ones by name. A failing
 // candidate never ranks above a passing one, however cheap. It also links
 // each FP8 KV or speculative variant to its baseline (same model, GPU, TP
 // and max_num_seqs) so the table can show what the variant buys. The input
@@ -29,6 +31,9 @@ func Rank(outs []Outcome) []Outcome {
 				return c
 			}
 			if c := cmp.Compare(a.CostPerMillionOutputTokens, b.CostPerMillionOutputTokens); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.MaxRatePerReplica, a.MaxRatePerReplica); c != 0 {
 				return c
 			}
 		}

@@ -45,7 +45,8 @@ func newSizeCmd() *cobra.Command {
 × PP × KV cache dtype × speculative configs × max_num_seqs) on the traffic and finds
 for each the fewest replicas that meet every SLO and the preemption limit, and
 the maximum rate one replica sustains. It ranks the passing deployments by cost
-per hour (GPUs, TP × PP per replica, × price) and shows FP8 KV and speculative variants against their
+per hour (GPUs, TP × PP per replica, × price; at one cost, the most requests a replica
+sustains first) and shows FP8 KV and speculative variants against their
 baselines. Exit status 1 when no candidate passes.
 
 --by-hour plans a day of traffic instead: the deployment chosen at the busiest
