@@ -17,10 +17,17 @@ const DefaultMaxConsecutiveFailures = 20
 // finished requests that show the endpoint is gone, not merely slow:
 // connection failures (nothing listens), or HTTP errors of one code that
 // no retry changes (401/403: the key is refused; 404: the model or route
-// is not served). Any other outcome resets it; a cancelled request (the
-// run is stopping) neither counts nor resets.
+// is not served). Any other outcome resets it, except two that neither
+// count nor reset: a cancelled request (the run is stopping) and a
+// connection dropped before any response (the casualties of a server
+// going down, which say nothing of whether it is still there).
 type breaker struct {
 	max int // 0: off
+	// trip is called once, under the breaker's lock, with the reason: the
+	// run stops there, so that no other worker sends meanwhile (a worker
+	// that finishes a request waits on the lock, then finds the run
+	// stopped).
+	trip func(reason string)
 
 	mu      sync.Mutex
 	kind    string // what the current run of failures is
@@ -35,11 +42,18 @@ func deadEndpointCode(code int) bool {
 	return code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusNotFound
 }
 
-// observe takes a finished request and returns the reason to abort when
-// this one trips the breaker (only once).
-func (b *breaker) observe(m *Measurement) (string, bool) {
-	if b == nil || b.max <= 0 || m.Status == workload.StatusCancelled {
-		return "", false
+// droppedConnection reports whether a request failed on its connection
+// before any response arrived (EOF, reset, the server closing an idle
+// connection): http_error without an HTTP status.
+func droppedConnection(m *Measurement) bool {
+	return m.Status == workload.StatusHTTPError && m.HTTPStatus == 0
+}
+
+// observe takes a finished request and trips the breaker (only once) when
+// this one ends its run of dead-endpoint failures.
+func (b *breaker) observe(m *Measurement) {
+	if b == nil || b.max <= 0 || m.Status == workload.StatusCancelled || droppedConnection(m) {
+		return
 	}
 	var kind string
 	switch {
@@ -51,22 +65,25 @@ func (b *breaker) observe(m *Measurement) (string, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.tripped {
-		return "", false
+		return
 	}
 	if kind == "" {
 		b.kind, b.run = "", 0
-		return "", false
+		return
 	}
 	if kind != b.kind || m.HTTPStatus != b.code {
 		b.kind, b.code, b.run = kind, m.HTTPStatus, 0
 	}
 	b.run++
 	if b.run < b.max {
-		return "", false
+		return
 	}
 	b.tripped = true
+	reason := fmt.Sprintf("%d consecutive HTTP %d responses (last: %s)", b.run, m.HTTPStatus, m.Error)
 	if kind == "connect" {
-		return fmt.Sprintf("%d consecutive connection failures (last: %s)", b.run, m.Error), true
+		reason = fmt.Sprintf("%d consecutive connection failures (last: %s)", b.run, m.Error)
 	}
-	return fmt.Sprintf("%d consecutive HTTP %d responses (last: %s)", b.run, m.HTTPStatus, m.Error), true
+	if b.trip != nil {
+		b.trip(reason)
+	}
 }

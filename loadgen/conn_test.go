@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -183,6 +184,16 @@ func TestBreaker(t *testing.T) {
 				}
 				return fail(workload.StatusConnectError, 0)
 			}},
+		{name: "dropped connections neither count nor reset", max: 3, sent: 15, reason: "3 consecutive connection failures",
+			do: func(k int64) Measurement {
+				switch {
+				case k <= 10:
+					return ok
+				case k%2 == 0:
+					return fail(workload.StatusHTTPError, 0) // EOF: the server went down mid-request
+				}
+				return fail(workload.StatusConnectError, 0)
+			}},
 		{name: "overload errors never trip it", max: 3, sent: 50,
 			do: func(int64) Measurement { return fail(workload.StatusHTTPError, 503) }},
 		{name: "off", max: 0, sent: 50,
@@ -207,5 +218,25 @@ func TestBreaker(t *testing.T) {
 				t.Errorf("OnAbort said %q", said)
 			}
 		})
+	}
+}
+
+// TestBreakerStopsAtOnce: once the breaker trips, no worker sends again,
+// however long the abort's own work (the message) takes: at most the
+// requests already in flight finish.
+func TestBreakerStopsAtOnce(t *testing.T) {
+	const maxFails, workers = 5, 4
+	reqs := make([]workload.Request, 500)
+	for i := range reqs {
+		reqs[i].ID = fmt.Sprint(i)
+	}
+	d := &fakeDoer{do: func(int64) Measurement {
+		return Measurement{Status: workload.StatusConnectError, Error: "refused"}
+	}}
+	o := Run(context.Background(), d, RunConfig{Requests: reqs, Concurrency: workers, MaxConsecutiveFailures: maxFails,
+		Build:   func(r workload.Request) Request { return Request{ID: r.ID} },
+		OnAbort: func(string) { time.Sleep(20 * time.Millisecond) }})
+	if o.Aborted == "" || o.Issued > maxFails+workers-1 {
+		t.Errorf("aborted %q after %d sent, want at most %d", o.Aborted, o.Issued, maxFails+workers-1)
 	}
 }

@@ -95,11 +95,19 @@ const LateThreshold = 10 * time.Millisecond
 // Run drives the load and returns when every issued request has finished
 // (or ctx is cancelled: in-flight requests then end as cancelled records).
 func Run(ctx context.Context, doer Doer, cfg RunConfig) Outcome {
-	r := &runner{cfg: cfg, doer: doer, results: make([]slot, len(cfg.Requests)),
-		breaker: &breaker{max: cfg.MaxConsecutiveFailures}}
+	r := &runner{cfg: cfg, doer: doer, results: make([]slot, len(cfg.Requests))}
 	r.index()
-	ctx, r.abort = context.WithCancelCause(ctx)
-	defer r.abort(nil)
+	ctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	r.breaker = &breaker{max: cfg.MaxConsecutiveFailures, trip: func(reason string) {
+		r.aborted.Store(reason)
+		// Stops the schedule and cancels what is in flight: those end as
+		// cancelled records, the rest are never sent.
+		abort(errAborted)
+		if cfg.OnAbort != nil {
+			cfg.OnAbort(reason)
+		}
+	}}
 	r.start = time.Now()
 	if cfg.Concurrency > 0 {
 		r.closedLoop(ctx)
@@ -128,7 +136,6 @@ type runner struct {
 	children map[int][]int // request → its follow-ups
 	followUp []bool        // request i is a follow-up
 	breaker  *breaker
-	abort    context.CancelCauseFunc
 	aborted  atomic.Value // string: why the breaker tripped
 }
 
@@ -244,15 +251,7 @@ func (r *runner) sendAs(ctx context.Context, i int, built Request, scheduled tim
 		built.SaveText = true // a continuation needs the trace
 	}
 	m := r.doer.Do(ctx, built)
-	if reason, trip := r.breaker.observe(&m); trip {
-		r.aborted.Store(reason)
-		if r.cfg.OnAbort != nil {
-			r.cfg.OnAbort(reason)
-		}
-		// Stops the schedule and cancels what is in flight: those end as
-		// cancelled records, the rest are never sent.
-		r.abort(errAborted)
-	}
+	r.breaker.observe(&m)
 	res := m.Result(req, scheduled, r.start)
 	// "From sent" counts from when the request was written: a dial the
 	// warm pool could not spare is the client's time (connect_s), not

@@ -72,8 +72,8 @@ func (r *run) runConfig(prog *loadProgress, texts *textLog) loadgen.RunConfig {
 		WorkerStart: o.workerStart(),
 		Duration:    o.Duration, Warmup: o.Warmup.Requests, WarmupDuration: o.Warmup.For,
 		MaxConsecutiveFailures: o.MaxConsecutiveFailures,
-		// Said at once when the circuit breaker trips, before the requests
-		// in flight are cancelled and the summary is written.
+		// Said at once when the circuit breaker trips, before the records
+		// of the requests it cancelled and the summary are written.
 		OnAbort: func(reason string) { fmt.Fprintf(o.Stderr, "thinkcap: aborting: %s\n", reason) },
 		Build: func(req workload.Request) loadgen.Request {
 			prog.sent.Add(1)
