@@ -15,9 +15,15 @@ const DefaultMaxConsecutiveFailures = 20
 
 // breaker is the run's circuit breaker. It trips after max consecutive
 // finished requests that show the endpoint is gone, not merely slow:
-// connection failures (nothing listens), or HTTP errors of one code that
-// no retry changes (401/403: the key is refused; 404: the model or route
-// is not served). Any other outcome resets it, except two that neither
+// connection failures (nothing listens), timeouts before any response
+// (something listens but never answers: vLLM's API server returns a
+// stream's response, headers first, once the prompt is rendered and
+// tokenized, before the engine queues it, vllm/entrypoints/openai/
+// api_server.py create_chat_completion; so a missing header, however
+// long the engine's queue, is a server that hangs),
+// or HTTP errors of one code that no retry changes (401/403: the key is
+// refused; 404: the model or route is not served). Any other outcome
+// resets it, a slow stream included, except two that neither
 // count nor reset: a cancelled request (the run is stopping) and a
 // connection dropped before any response (the casualties of a server
 // going down, which say nothing of whether it is still there).
@@ -59,6 +65,8 @@ func (b *breaker) observe(m *Measurement) {
 	switch {
 	case m.Status == workload.StatusConnectError:
 		kind = "connect"
+	case m.Status == workload.StatusTimeout && m.Headers.IsZero():
+		kind = "hung"
 	case m.Status == workload.StatusHTTPError && deadEndpointCode(m.HTTPStatus):
 		kind = "http"
 	}
@@ -80,8 +88,11 @@ func (b *breaker) observe(m *Measurement) {
 	}
 	b.tripped = true
 	reason := fmt.Sprintf("%d consecutive HTTP %d responses (last: %s)", b.run, m.HTTPStatus, m.Error)
-	if kind == "connect" {
+	switch kind {
+	case "connect":
 		reason = fmt.Sprintf("%d consecutive connection failures (last: %s)", b.run, m.Error)
+	case "hung":
+		reason = fmt.Sprintf("%d consecutive requests without a response (last: %s)", b.run, m.Error)
 	}
 	if b.trip != nil {
 		b.trip(reason)

@@ -194,6 +194,14 @@ func TestBreaker(t *testing.T) {
 				}
 				return fail(workload.StatusConnectError, 0)
 			}},
+		{name: "a server that never answers trips it", max: 4, sent: 4, reason: "4 consecutive requests without a response",
+			do: func(int64) Measurement { return fail(workload.StatusTimeout, 0) }},
+		{name: "slow streams do not", max: 3, sent: 50,
+			do: func(int64) Measurement {
+				m := fail(workload.StatusTimeout, 200)
+				m.Headers = time.Now() // answered, then ran past --request-timeout
+				return m
+			}},
 		{name: "overload errors never trip it", max: 3, sent: 50,
 			do: func(int64) Measurement { return fail(workload.StatusHTTPError, 503) }},
 		{name: "off", max: 0, sent: 50,

@@ -25,7 +25,8 @@ type checkServer struct {
 	key     string   // required bearer key ("" none)
 	metrics bool     // /metrics answers
 	// chat answers a chat request numbered k (from 1): 0 streams two
-	// tokens, another value is that HTTP error with vLLM's body.
+	// tokens, neverAnswer sends nothing until the client gives up, another
+	// value is that HTTP error with vLLM's body.
 	chat func(k int64) int
 
 	srv       *httptest.Server
@@ -34,6 +35,9 @@ type checkServer struct {
 	connsAt1  atomic.Int64 // connections open when the first chat arrived
 	firstOnce sync.Once
 }
+
+// neverAnswer is a checkServer chat outcome: a server that hangs.
+const neverAnswer = -1
 
 func (c *checkServer) start(t *testing.T) *checkServer {
 	t.Helper()
@@ -79,6 +83,10 @@ func (c *checkServer) start(t *testing.T) *checkServer {
 		}
 		if code == 0 && !contains(c.models, body.Model) {
 			code = http.StatusNotFound
+		}
+		if code == neverAnswer {
+			<-r.Context().Done()
+			return
 		}
 		if code != 0 {
 			w.WriteHeader(code)
@@ -196,6 +204,7 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		chat func(cs *checkServer) func(int64) int
+		args []string
 		want string
 	}{
 		{name: "server closed mid-run", want: "aborting: 5 consecutive connection failures (last: dial tcp",
@@ -218,6 +227,9 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 			}},
 		{name: "dead endpoint", want: "aborting: 5 consecutive HTTP 404 responses (last: The model",
 			chat: func(*checkServer) func(int64) int { return func(int64) int { return http.StatusNotFound } }},
+		{name: "hung server", args: []string{"--header-timeout", "50ms"},
+			want: "aborting: 5 consecutive requests without a response (last: no response headers within 50ms)",
+			chat: func(*checkServer) func(int64) int { return func(int64) int { return neverAnswer } }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := &checkServer{models: []string{"m"}}
@@ -227,7 +239,7 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 			args := []string{"loadtest", "--url", cs.srv.URL, "--model", "m", "--requests", fmt.Sprint(planned),
 				"--concurrency", fmt.Sprint(concurrency), "--prompt-tokens", "5", "--think-tokens", "0", "--answer-tokens", "2",
 				"--scrape-interval", "0", "--max-consecutive-failures", fmt.Sprint(maxFails), "--out", dir}
-			_, errOut, code := thinkcap(t, args...)
+			_, errOut, code := thinkcap(t, append(args, c.args...)...)
 			if code != exitCheckFailed || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "run aborted after") {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
