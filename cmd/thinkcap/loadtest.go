@@ -136,7 +136,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 func (o *loadtestOptions) registerChecks(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noPreflight, "no-preflight", false, "send without first checking that /v1/models answers, accepts the key and serves --model (and that /metrics answers when scraping)")
 	fs.IntVar(&o.maxConsecutiveFailures, "max-consecutive-failures", loadgen.DefaultMaxConsecutiveFailures,
-		"abort the run after this many consecutive connection failures, or HTTP 401/403/404 of one code (0: never)")
+		"abort the run after this many consecutive connection failures, timeouts without any response, or HTTP 401/403/404 of one code (0: never)")
 	fs.Float64Var(&o.maxFailureRate, "max-failure-rate", 0, "fail (exit 1) when more than this fraction of the measured requests failed (default: no limit)")
 	fs.StringArrayVar(&o.thresholds, "threshold", nil,
 		"fail (exit 1) unless METRIC OP VALUE holds, k6-style: ttft_p99<2s, tpot_p50<=50ms, failure_rate<1%, goodput_fraction>=90%, throughput_requests>3 (repeatable, comma-separated); metrics as verify names them")
