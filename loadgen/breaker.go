@@ -15,12 +15,13 @@ const DefaultMaxConsecutiveFailures = 20
 
 // breaker is the run's circuit breaker. It trips after max consecutive
 // finished requests that show the endpoint is gone, not merely slow:
-// connection failures (nothing listens), timeouts before any response
-// (something listens but never answers: vLLM's API server returns a
-// stream's response, headers first, once the prompt is rendered and
-// tokenized, before the engine queues it, vllm/entrypoints/openai/
-// api_server.py create_chat_completion; so a missing header, however
-// long the engine's queue, is a server that hangs),
+// connection failures (nothing listens), timeouts that show a server that
+// hangs (Measurement.Hung: something listens but never answers, as vLLM's
+// API server returns a stream's response, headers first, once the prompt
+// is rendered and tokenized, before the engine queues it, vllm/entrypoints/
+// openai/api_server.py create_chat_completion; so a missing header,
+// however long the engine's queue, is a server that hangs; or a stream
+// that stalled),
 // or HTTP errors of one code that no retry changes (401/403: the key is
 // refused; 404: the model or route is not served). Any other outcome
 // resets it, a slow stream included, except two that neither
@@ -65,7 +66,7 @@ func (b *breaker) observe(m *Measurement) {
 	switch {
 	case m.Status == workload.StatusConnectError:
 		kind = "connect"
-	case m.Status == workload.StatusTimeout && m.Headers.IsZero():
+	case m.Status == workload.StatusTimeout && m.Hung:
 		kind = "hung"
 	case m.Status == workload.StatusHTTPError && deadEndpointCode(m.HTTPStatus):
 		kind = "http"
@@ -79,8 +80,14 @@ func (b *breaker) observe(m *Measurement) {
 		b.kind, b.run = "", 0
 		return
 	}
-	if kind != b.kind || m.HTTPStatus != b.code {
-		b.kind, b.code, b.run = kind, m.HTTPStatus, 0
+	// A run is of one kind, and for HTTP errors of one code; a hung
+	// server's stalled streams (200) and header timeouts (none) are one run.
+	code := 0
+	if kind == "http" {
+		code = m.HTTPStatus
+	}
+	if kind != b.kind || code != b.code {
+		b.kind, b.code, b.run = kind, code, 0
 	}
 	b.run++
 	if b.run < b.max {

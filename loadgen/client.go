@@ -57,6 +57,13 @@ type ClientConfig struct {
 	// RequestTimeout bounds the whole request, stream included; 0: none. A
 	// reasoning response can legitimately stream for minutes.
 	RequestTimeout time.Duration
+	// StallTimeout bounds the silence of a stream after its first event;
+	// 0: none. vLLM sends a chunk every engine step (or every
+	// --stream-interval tokens) to a running request, so minutes without
+	// one is a server that froze (a hung engine or collective), not a slow
+	// one. The wait before the first event is the queue's, which only
+	// RequestTimeout bounds.
+	StallTimeout time.Duration
 	// HTTPClient replaces the default client (see NewClient), e.g. to add
 	// tracing; CACert must then be empty.
 	HTTPClient *http.Client
@@ -112,6 +119,9 @@ func (c *ClientConfig) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("request timeout %v is negative", c.RequestTimeout))
+	}
+	if c.StallTimeout < 0 {
+		errs = append(errs, fmt.Errorf("stall timeout %v is negative", c.StallTimeout))
 	}
 	if c.HTTPClient != nil && c.CACert != "" {
 		errs = append(errs, errors.New("ca cert applies to the default http client only"))
@@ -347,6 +357,7 @@ func historyText(history []vllmapi.Message) string {
 var (
 	errHeaderTimeout  = errors.New("header timeout")
 	errRequestTimeout = errors.New("request timeout")
+	errStalled        = errors.New("stream stalled")
 	errDrained        = errors.New("drained")
 )
 
@@ -429,8 +440,21 @@ func (c *Client) readStream(m *Measurement, parent, ctx context.Context, cancel 
 	st := &run.st
 
 	var readErr, chunkErr error
+	var stall *time.Timer
+	defer func() {
+		if stall != nil {
+			stall.Stop()
+		}
+	}()
 	for {
 		ev, err := run.sse.Next()
+		switch {
+		case c.cfg.StallTimeout <= 0 || err != nil:
+		case stall == nil:
+			stall = time.AfterFunc(c.cfg.StallTimeout, func() { cancel(errStalled) })
+		default:
+			stall.Reset(c.cfg.StallTimeout)
+		}
 		if err != nil {
 			if err != io.EOF {
 				readErr = err
@@ -494,15 +518,18 @@ func (c *Client) fail(m *Measurement, parent, ctx context.Context, err error, st
 	case parent.Err() != nil:
 		m.Status, m.Error = workload.StatusCancelled, "cancelled"
 	case errors.Is(cause, errHeaderTimeout):
-		m.Status, m.Error = workload.StatusTimeout, fmt.Sprintf("no response headers within %v", c.cfg.HeaderTimeout)
+		m.Status, m.Error, m.Hung = workload.StatusTimeout, fmt.Sprintf("no response headers within %v", c.cfg.HeaderTimeout), true
+	case errors.Is(cause, errStalled):
+		m.Status, m.Error, m.Hung = workload.StatusTimeout, fmt.Sprintf("stream stalled: nothing for %v", c.cfg.StallTimeout), true
 	case errors.Is(cause, errRequestTimeout):
 		m.Status, m.Error = workload.StatusTimeout, fmt.Sprintf("request not done within %v", c.cfg.RequestTimeout)
+		m.Hung = m.Headers.IsZero()
 	case isConnectError(err):
 		// Before the timeout case: a dial that timed out never reached
 		// the server either.
 		m.Status, m.Error = workload.StatusConnectError, c.redact(connectErrorText(err))
 	case errors.As(err, &ne) && ne.Timeout():
-		m.Status, m.Error = workload.StatusTimeout, c.redact(err.Error())
+		m.Status, m.Error, m.Hung = workload.StatusTimeout, c.redact(err.Error()), m.Headers.IsZero()
 	default:
 		m.Status, m.Error = status, c.redact(err.Error())
 	}

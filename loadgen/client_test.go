@@ -330,7 +330,7 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 	t.Run("header timeout", func(t *testing.T) {
 		c := newTestClient(t, hang, ClientConfig{HeaderTimeout: 50 * time.Millisecond})
 		m := c.Do(context.Background(), Request{Prompt: "hi"})
-		if d := m.End.Sub(m.Sent); m.Status != workload.StatusTimeout || !strings.Contains(m.Error, "no response headers within 50ms") || d > 2*time.Second {
+		if d := m.End.Sub(m.Sent); m.Status != workload.StatusTimeout || !m.Hung || !strings.Contains(m.Error, "no response headers within 50ms") || d > 2*time.Second {
 			t.Errorf("status %s error %q after %v", m.Status, m.Error, d)
 		}
 	})
@@ -338,8 +338,34 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 		c := newTestClient(t, oneTokenThenHang, ClientConfig{HeaderTimeout: time.Second, RequestTimeout: 200 * time.Millisecond})
 		m := c.Do(context.Background(), Request{Prompt: "hi"})
 		if d := m.End.Sub(m.Sent); m.Status != workload.StatusTimeout || m.HTTPStatus != 200 || m.TokenEvents != 1 ||
-			!strings.Contains(m.Error, "not done within 200ms") || d < 150*time.Millisecond || d > 2*time.Second {
+			m.Hung || !strings.Contains(m.Error, "not done within 200ms") || d < 150*time.Millisecond || d > 2*time.Second {
 			t.Errorf("status %s http %d tokens %d error %q after %v", m.Status, m.HTTPStatus, m.TokenEvents, m.Error, d)
+		}
+	})
+	t.Run("stream stalled", func(t *testing.T) {
+		c := newTestClient(t, oneTokenThenHang, ClientConfig{HeaderTimeout: time.Second, StallTimeout: 100 * time.Millisecond})
+		m := c.Do(context.Background(), Request{Prompt: "hi"})
+		if d := m.End.Sub(m.Sent); m.Status != workload.StatusTimeout || !m.Hung || m.TokenEvents != 1 ||
+			!strings.Contains(m.Error, "stream stalled: nothing for 100ms") || d < 80*time.Millisecond || d > 2*time.Second {
+			t.Errorf("status %s hung %v tokens %d error %q after %v", m.Status, m.Hung, m.TokenEvents, m.Error, d)
+		}
+	})
+	t.Run("a long queue before the first event is not a stall", func(t *testing.T) {
+		queued := func(w http.ResponseWriter, r *http.Request) {
+			f := startStream(w) // headers at once, as vLLM sends them
+			time.Sleep(500 * time.Millisecond)
+			fmt.Fprintf(w, "data: %s\n\n", roleChunk())
+			f.Flush()
+			for _, gap := range []time.Duration{20, 20} {
+				time.Sleep(gap * time.Millisecond)
+				fmt.Fprintf(w, "data: %s\n\n", contentChunk("a"))
+				f.Flush()
+			}
+			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usageChunk(1, 2))
+		}
+		c := newTestClient(t, queued, ClientConfig{StallTimeout: 200 * time.Millisecond})
+		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusOK || m.Hung {
+			t.Errorf("status %s hung %v error %q", m.Status, m.Hung, m.Error)
 		}
 	})
 	t.Run("http client timeout", func(t *testing.T) {

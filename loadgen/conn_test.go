@@ -195,7 +195,23 @@ func TestBreaker(t *testing.T) {
 				return fail(workload.StatusConnectError, 0)
 			}},
 		{name: "a server that never answers trips it", max: 4, sent: 4, reason: "4 consecutive requests without a response",
-			do: func(int64) Measurement { return fail(workload.StatusTimeout, 0) }},
+			do: func(int64) Measurement {
+				m := fail(workload.StatusTimeout, 0)
+				m.Hung = true
+				return m
+			}},
+		{name: "stalled streams and header timeouts are one run", max: 4, sent: 14, reason: "4 consecutive requests without a response",
+			do: func(k int64) Measurement {
+				if k <= 10 {
+					return ok
+				}
+				m := fail(workload.StatusTimeout, 0) // no headers
+				if k%2 == 1 {
+					m = fail(workload.StatusTimeout, 200) // a stream that stalled
+				}
+				m.Hung = true
+				return m
+			}},
 		{name: "slow streams do not", max: 3, sent: 50,
 			do: func(int64) Measurement {
 				m := fail(workload.StatusTimeout, 200)

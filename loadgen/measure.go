@@ -70,7 +70,11 @@ type Measurement struct {
 	HTTPStatus int
 	// Error is the failure: the server's message for HTTP errors and
 	// in-stream errors, else what went wrong on the client's side.
-	Error        string
+	Error string
+	// Hung marks a timeout that says the server stopped answering: no
+	// response headers in time, or a stream that stalled after its first
+	// event (the circuit breaker counts these; a slow stream is not one).
+	Hung         bool
 	FinishReason string
 	// Text and Reasoning are the answer and the thinking, kept only when
 	// the request asked (Request.SaveText).

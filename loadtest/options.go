@@ -29,6 +29,7 @@ type Options struct {
 	CACert            string        // --ca-cert
 	HeaderTimeout     time.Duration // --header-timeout
 	RequestTimeout    time.Duration // --request-timeout
+	StallTimeout      time.Duration // --stall-timeout (0: none)
 	NoReasoningParser bool          // --no-reasoning-parser
 
 	// The load. Requests is the schedule, every request with an ID
@@ -171,6 +172,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--header-timeout must be positive, got %v", o.HeaderTimeout)
 	case o.RequestTimeout <= 0:
 		return fmt.Errorf("--request-timeout must be positive, got %v", o.RequestTimeout)
+	case o.StallTimeout < 0:
+		return fmt.Errorf("--stall-timeout must be at least 0 (0: no limit), got %v", o.StallTimeout)
 	case o.MaxRate < 0 || o.MaxRate > 0 && o.Concurrency > 0:
 		return fmt.Errorf("--max-rate caps an open loop's sending rate: a positive rate, without --concurrency")
 	case o.Route != "":

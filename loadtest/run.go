@@ -120,7 +120,7 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 	r := &run{o: o, checks: checks, http: httpClient, scrapes: scrapes, models: models, gaps: &loadgen.GapHistogram{}}
 	r.client, err = loadgen.NewClient(loadgen.ClientConfig{
 		BaseURL: o.URL, Model: o.Model, Endpoint: loadgen.Endpoint(o.Endpoint), APIKey: o.APIKey,
-		HeaderTimeout: o.HeaderTimeout, RequestTimeout: o.RequestTimeout, HTTPClient: httpClient,
+		HeaderTimeout: o.HeaderTimeout, RequestTimeout: o.RequestTimeout, StallTimeout: o.StallTimeout, HTTPClient: httpClient,
 		ReasoningParser: !o.NoReasoningParser, Gaps: r.gaps,
 		ExtraBody: o.ExtraBody, Secrets: loadgen.HeaderValues(o.Headers),
 	})

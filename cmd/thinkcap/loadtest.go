@@ -31,6 +31,7 @@ type loadtestOptions struct {
 	caCert         string
 	headerTimeout  time.Duration
 	requestTimeout time.Duration
+	stallTimeout   time.Duration
 	scrapeInterval time.Duration
 	out            string
 	force          bool
@@ -100,6 +101,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.caCert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate")
 	fs.DurationVar(&o.headerTimeout, "header-timeout", 60*time.Second, "most time to wait for response headers")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", 2*time.Minute, "most silence of a stream after its first chunk: a server that froze mid-stream (0: no limit)")
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
 	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS); one holding a run is kept unless --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite the run in an existing --out directory")
@@ -136,7 +138,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 func (o *loadtestOptions) registerChecks(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noPreflight, "no-preflight", false, "send without first checking that /v1/models answers, accepts the key and serves --model (and that /metrics answers when scraping)")
 	fs.IntVar(&o.maxConsecutiveFailures, "max-consecutive-failures", loadgen.DefaultMaxConsecutiveFailures,
-		"abort the run after this many consecutive connection failures, timeouts without any response, or HTTP 401/403/404 of one code (0: never)")
+		"abort the run after this many consecutive connection failures, requests a hung server left waiting (--header-timeout, --stall-timeout), or HTTP 401/403/404 of one code (0: never)")
 	fs.Float64Var(&o.maxFailureRate, "max-failure-rate", 0, "fail (exit 1) when more than this fraction of the measured requests failed (default: no limit)")
 	fs.StringArrayVar(&o.thresholds, "threshold", nil,
 		"fail (exit 1) unless METRIC OP VALUE holds, k6-style: ttft_p99<2s, tpot_p50<=50ms, failure_rate<1%, goodput_fraction>=90%, throughput_requests>3 (repeatable, comma-separated); metrics as verify names them")
@@ -192,7 +194,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	}
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
-		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, NoReasoningParser: o.noParser,
+		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, StallTimeout: o.stallTimeout, NoReasoningParser: o.noParser,
 		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight,
 		Duration: o.duration, DurationGiven: fs.Changed("duration"), Warmup: warmup,
 		ForceLength: o.forceLength, SaveText: o.saveText, Seed: o.seed,

@@ -166,6 +166,7 @@ func TestLoadtestBadInput(t *testing.T) {
 		{"loadtest", "--url", "http://127.0.0.1:1"},
 		{"loadtest", "--url", "http://127.0.0.1:1", "--model", "m", "--endpoint", "embeddings"},
 		{"loadtest", "--url", "http://127.0.0.1:1", "--model", "m", "--save-text", "2"},
+		{"loadtest", "--url", "http://127.0.0.1:1", "--model", "m", "--stall-timeout", "-1s"},
 	} {
 		_, errOut, code := thinkcap(t, args...)
 		if code != exitBadInput {
