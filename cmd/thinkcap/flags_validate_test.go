@@ -101,6 +101,7 @@ var badFlagValues = map[string][]string{
 	"endpoint":        {"embeddings"},
 	"header-timeout":  {"0s", "-1s"},
 	"request-timeout": {"0s", "-1s"},
+	"stall-timeout":   {"-1s"},
 	"scrape-interval": {"-1s"},
 	"warmup":          {"abc"},
 	"duration":        {"0s", "-1s"},

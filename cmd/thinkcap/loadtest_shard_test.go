@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -31,7 +32,7 @@ func TestShardedLoadtest(t *testing.T) {
 		t.Fatalf("unsharded: exit %d: %s", code, errOut)
 	}
 	want := tokensByID(t, whole)
-	wholeLag := lagP99(t, whole)
+	wholeLag := scheduleLag(t, whole)
 
 	for _, n := range []int{1, 2, 4} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -68,11 +69,15 @@ func TestShardedLoadtest(t *testing.T) {
 				}
 			}
 			// A shard that waited on another would lag by its requests'
-			// durations (tens of ms and more); 10 ms leaves room for one
-			// stall of a two-core machine running the shards side by side
-			// (6.2 ms seen once under make test).
-			if lag := lagP99(t, merged); lag > max(2*wholeLag, 0.010) {
-				t.Errorf("%d shards: schedule lag p99 %.4f s against %.4f s unsharded", n, lag, wholeLag)
+			// durations (tens of ms and more), most of its requests late.
+			// A two-core machine running the shards side by side stalls
+			// now and then (p99 20 ms seen under make test): the median
+			// and the count of late sends are what a shard that waits
+			// moves, and a stall does not.
+			lag := scheduleLag(t, merged)
+			if lag.P50 > max(2*wholeLag.P50, 0.005) || lag.Late > max(2*wholeLag.Late, len(want)/10) {
+				t.Errorf("%d shards: schedule lag p50 %.4f s, %d sends late, against %.4f s and %d unsharded",
+					n, lag.P50, lag.Late, wholeLag.P50, wholeLag.Late)
 			}
 			meta, err := loadgen.ReadMetadata(filepath.Join(merged, "metadata.json"))
 			if err != nil {
@@ -115,18 +120,18 @@ func tokensByID(t *testing.T, dir string) map[string][3]int {
 	return out
 }
 
-// lagP99 is a run's schedule lag p99 from its summary.
-func lagP99(t *testing.T, dir string) float64 {
+// scheduleLag is a run's schedule lag from its summary.
+func scheduleLag(t *testing.T, dir string) analysis.ScheduleLag {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var s struct {
-		Lag struct{ P99 float64 } `json:"schedule_lag_s"`
+		Lag analysis.ScheduleLag `json:"schedule_lag_s"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	return s.Lag.P99
+	return s.Lag
 }
