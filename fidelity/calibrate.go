@@ -127,9 +127,10 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 
 // onlyWhereSeen sets a coefficient that only some deployments' points can
 // see (host-staged all-reduce, Triton attention, INT4 experts, MLA layers,
-// block-scaled FP8, the Harmony renderer, servers linked by a network): 0 when the group has no such
-// point, which leaves it out of the fit and the file, else its value, or
-// unset's (what it means when unset) where it has none.
+// block-scaled FP8, the Harmony renderer, servers linked by a network): 0
+// when the group has no such point, which leaves it out of the fit and the
+// file, else its value, or unset's (what it means when unset) where it has
+// none.
 func onlyWhereSeen(seen bool, v *float64, unset float64) {
 	switch {
 	case !seen:

@@ -337,8 +337,8 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 
 // TestCoefficientsFittedOnlyWithTheirPoints: the coefficients of one kind
 // of deployment (INT4 experts, MLA layers, block-scaled FP8, the Harmony
-// renderer, servers linked by a network) are free in a group that has such a point and held out of any
-// other group's fit, at 0.
+// renderer, servers linked by a network) are free in a group that has such
+// a point and held out of any other group's fit, at 0.
 func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
 	cat, err := profiles.Embedded()
 	if err != nil {

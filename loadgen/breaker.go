@@ -15,18 +15,19 @@ const DefaultMaxConsecutiveFailures = 20
 
 // breaker is the run's circuit breaker. It trips after max consecutive
 // finished requests that show the endpoint is gone, not merely slow:
-// connection failures (nothing listens), timeouts that show a server that
-// hangs (Measurement.Hung: something listens but never answers, as vLLM's
-// API server returns a stream's response, headers first, once the prompt
-// is rendered and tokenized, before the engine queues it, vllm/entrypoints/
-// openai/api_server.py create_chat_completion; so a missing header,
-// however long the engine's queue, is a server that hangs; or a stream
-// that stalled),
-// or HTTP errors of one code that no retry changes (401/403: the key is
-// refused; 404: the model or route is not served). Any other outcome
-// resets it, a slow stream included, except two that neither
-// count nor reset: a cancelled request (the run is stopping) and a
-// connection dropped before any response (the casualties of a server
+//   - connection failures: nothing listens;
+//   - timeouts of a hung server (Measurement.Hung): no response headers in
+//     time, or a stream that stalled. vLLM's API server sends a stream's
+//     headers once the prompt is rendered and tokenized, before the engine
+//     queues it (vllm/entrypoints/openai/api_server.py,
+//     create_chat_completion), so a missing header is a server that hangs,
+//     however long the queue;
+//   - HTTP errors of one code that no retry changes (401/403: the key is
+//     refused; 404: the model or route is not served).
+//
+// Any other outcome resets it, a slow stream included, except two that
+// neither count nor reset: a cancelled request (the run is stopping) and
+// a connection dropped before any response (the casualties of a server
 // going down, which say nothing of whether it is still there).
 type breaker struct {
 	max int // 0: off
@@ -66,7 +67,7 @@ func (b *breaker) observe(m *Measurement) {
 	switch {
 	case m.Status == workload.StatusConnectError:
 		kind = "connect"
-	case m.Status == workload.StatusTimeout && m.Hung:
+	case m.Hung:
 		kind = "hung"
 	case m.Status == workload.StatusHTTPError && deadEndpointCode(m.HTTPStatus):
 		kind = "http"

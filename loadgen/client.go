@@ -440,20 +440,16 @@ func (c *Client) readStream(m *Measurement, parent, ctx context.Context, cancel 
 	st := &run.st
 
 	var readErr, chunkErr error
-	var stall *time.Timer
-	defer func() {
-		if stall != nil {
-			stall.Stop()
-		}
-	}()
+	var stall *stallWatch
+	defer func() { stall.stop() }()
 	for {
 		ev, err := run.sse.Next()
 		switch {
 		case c.cfg.StallTimeout <= 0 || err != nil:
 		case stall == nil:
-			stall = time.AfterFunc(c.cfg.StallTimeout, func() { cancel(errStalled) })
+			stall = watchStalls(c.cfg.StallTimeout, ev.At, cancel)
 		default:
-			stall.Reset(c.cfg.StallTimeout)
+			stall.event(ev.At)
 		}
 		if err != nil {
 			if err != io.EOF {

@@ -342,6 +342,13 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 			t.Errorf("status %s http %d tokens %d error %q after %v", m.Status, m.HTTPStatus, m.TokenEvents, m.Error, d)
 		}
 	})
+	t.Run("request timeout before any header", func(t *testing.T) {
+		c := newTestClient(t, hang, ClientConfig{RequestTimeout: 50 * time.Millisecond})
+		m := c.Do(context.Background(), Request{Prompt: "hi"})
+		if m.Status != workload.StatusTimeout || !m.Hung || !strings.Contains(m.Error, "not done within 50ms") {
+			t.Errorf("status %s hung %v error %q", m.Status, m.Hung, m.Error)
+		}
+	})
 	t.Run("stream stalled", func(t *testing.T) {
 		c := newTestClient(t, oneTokenThenHang, ClientConfig{HeaderTimeout: time.Second, StallTimeout: 100 * time.Millisecond})
 		m := c.Do(context.Background(), Request{Prompt: "hi"})
@@ -350,28 +357,29 @@ func TestClientTimeoutsAndCancel(t *testing.T) {
 			t.Errorf("status %s hung %v tokens %d error %q after %v", m.Status, m.Hung, m.TokenEvents, m.Error, d)
 		}
 	})
-	t.Run("a long queue before the first event is not a stall", func(t *testing.T) {
+	t.Run("a long queue, then a stream longer than the limit, is not a stall", func(t *testing.T) {
+		const tokens = 10
 		queued := func(w http.ResponseWriter, r *http.Request) {
 			f := startStream(w) // headers at once, as vLLM sends them
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(600 * time.Millisecond)
 			fmt.Fprintf(w, "data: %s\n\n", roleChunk())
 			f.Flush()
-			for _, gap := range []time.Duration{20, 20} {
-				time.Sleep(gap * time.Millisecond)
+			for range tokens { // 500 ms of stream, no gap near the limit
+				time.Sleep(50 * time.Millisecond)
 				fmt.Fprintf(w, "data: %s\n\n", contentChunk("a"))
 				f.Flush()
 			}
-			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usageChunk(1, 2))
+			fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", usageChunk(1, tokens))
 		}
-		c := newTestClient(t, queued, ClientConfig{StallTimeout: 200 * time.Millisecond})
+		c := newTestClient(t, queued, ClientConfig{StallTimeout: 300 * time.Millisecond})
 		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusOK || m.Hung {
 			t.Errorf("status %s hung %v error %q", m.Status, m.Hung, m.Error)
 		}
 	})
 	t.Run("http client timeout", func(t *testing.T) {
 		c := newTestClient(t, oneTokenThenHang, ClientConfig{HTTPClient: &http.Client{Timeout: 100 * time.Millisecond}})
-		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusTimeout {
-			t.Errorf("status %s error %q", m.Status, m.Error)
+		if m := c.Do(context.Background(), Request{Prompt: "hi"}); m.Status != workload.StatusTimeout || m.Hung {
+			t.Errorf("status %s hung %v error %q", m.Status, m.Hung, m.Error)
 		}
 	})
 	t.Run("cancel mid-stream", func(t *testing.T) {
@@ -619,7 +627,7 @@ func BenchmarkClientStream(b *testing.B) {
 				}
 				w.Write(tail.Bytes())
 			}
-			c := newTestClient(b, h, ClientConfig{})
+			c := newTestClient(b, h, ClientConfig{StallTimeout: DefaultStallTimeout}) // as loadtest reads
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {

@@ -194,12 +194,6 @@ func TestBreaker(t *testing.T) {
 				}
 				return fail(workload.StatusConnectError, 0)
 			}},
-		{name: "a server that never answers trips it", max: 4, sent: 4, reason: "4 consecutive requests without a response",
-			do: func(int64) Measurement {
-				m := fail(workload.StatusTimeout, 0)
-				m.Hung = true
-				return m
-			}},
 		{name: "stalled streams and header timeouts are one run", max: 4, sent: 14, reason: "4 consecutive requests without a response",
 			do: func(k int64) Measurement {
 				if k <= 10 {

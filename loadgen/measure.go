@@ -71,9 +71,10 @@ type Measurement struct {
 	// Error is the failure: the server's message for HTTP errors and
 	// in-stream errors, else what went wrong on the client's side.
 	Error string
-	// Hung marks a timeout that says the server stopped answering: no
-	// response headers in time, or a stream that stalled after its first
-	// event (the circuit breaker counts these; a slow stream is not one).
+	// Hung marks a timeout (Status timeout) that says the server stopped
+	// answering: no response headers in time, or a stream that stalled
+	// after its first event. The circuit breaker counts these; a stream
+	// that answered and ran past RequestTimeout is slow, not hung.
 	Hung         bool
 	FinishReason string
 	// Text and Reasoning are the answer and the thinking, kept only when

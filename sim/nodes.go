@@ -45,7 +45,7 @@ func (c *Config) SpansNodes() bool {
 func (c *Config) allReduceLink() (oneWayBps, extraLatencyUs float64) {
 	nodes := c.tpNodes()
 	if nodes <= 1 {
-		return c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c), 0
+		return c.serverLinkBps(), 0
 	}
 	return c.networkBps(), 2 * math.Ceil(math.Log2(float64(nodes))) * networkHopLatencyUs
 }
@@ -55,9 +55,15 @@ func (c *Config) allReduceLink() (oneWayBps, extraLatencyUs float64) {
 // boundary, although only the ones between servers cross it).
 func (c *Config) stageLink() (oneWayBps, extraLatencyUs float64) {
 	if !c.SpansNodes() {
-		return c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c), 0
+		return c.serverLinkBps(), 0
 	}
 	return c.networkBps(), networkHopLatencyUs
+}
+
+// serverLinkBps is one way of a GPU's link to its peers in one server
+// (NVLink, or PCIe), at its efficiency.
+func (c *Config) serverLinkBps() float64 {
+	return c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
 }
 
 // networkBps is what a collective between servers moves a second, one

@@ -6,9 +6,8 @@ import "testing"
 // before; TP 16 on 8-GPU servers crosses their network cards: a decode
 // step's all-reduce bandwidth is the card's, its latency NCCL's two
 // network hops more, so the step is slower than the same TP 16 priced as
-// one NVLink domain. TP 8 × PP 2 keeps the
-// all-reduces in the server and sends only the stage transfer over the
-// network.
+// one NVLink domain. TP 8 × PP 2 keeps the all-reduces in the server and
+// sends only the stage transfer over the network.
 func TestReplicaAcrossServers(t *testing.T) {
 	decode := func(tp, pp int, perNode int) int64 {
 		g := refGPU(t, "h100-sxm")

@@ -101,7 +101,7 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.StringVar(&o.caCert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate")
 	fs.DurationVar(&o.headerTimeout, "header-timeout", 60*time.Second, "most time to wait for response headers")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
-	fs.DurationVar(&o.stallTimeout, "stall-timeout", 2*time.Minute, "most silence of a stream after its first chunk: a server that froze mid-stream (0: no limit)")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", loadgen.DefaultStallTimeout, "most silence of a stream after its first chunk: a server that froze mid-stream (0: no limit)")
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
 	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS); one holding a run is kept unless --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite the run in an existing --out directory")
