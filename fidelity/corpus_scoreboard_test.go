@@ -19,9 +19,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.096, MetricTTFT: 0.18, MetricThroughput: 0.13},
-	cv:     map[string]float64{MetricTPOT: 0.111, MetricTTFT: 0.2},
-	regime: 0.25,
+	mape:   map[string]float64{MetricTPOT: 0.095, MetricTTFT: 0.176, MetricThroughput: 0.126},
+	cv:     map[string]float64{MetricTPOT: 0.11, MetricTTFT: 0.198},
+	regime: 0.23,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)

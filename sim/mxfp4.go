@@ -28,32 +28,35 @@ package sim
 type mxfp4Backend int
 
 const (
-	mxfp4Marlin        mxfp4Backend = iota
-	mxfp4Triton                     // triton_kernels with the Hopper value layout
-	mxfp4TritonStrided              // triton_kernels before Hopper: plain strided layout, no padding
+	mxfp4Marlin mxfp4Backend = iota
+	mxfp4Triton              // triton_kernels with the Hopper value layout
 	mxfp4FlashInfer
 	mxfp4ROCm
 )
 
-// The releases where the backend is not the GPU's alone. Before 0.10.2 the
-// triton_kernels package came with a few installs only: 0.10.1's H100 log
-// (#23278) and R-06's A100 log (0.10.1.1, 17.22 GiB a GPU) are Marlin's.
-// From 0.10.2 the images carry triton_kernels, and until vLLM bounded the
-// Triton backend to SM 9.0-10.x (mxfp4.py "triton_kernels are only
-// confirmed to work on SM90 and SM100", citing issue #29317 of late
-// November 2025, taken as from 0.12) GPUs before Hopper took it too, with
-// a strided layout that pads nothing: GPUStack's A100 runs of gpt-oss-120b
-// under 0.11.0 kept more requests running than Marlin's 65.9 GiB of
-// weights leave KV memory for. From 0.12 they are Marlin's again (an A100
-// under 0.19.0 loads gpt-oss-20b in 13.72 GiB: Marlin's shapes give 13.66).
-var (
-	tritonKernelsSince    = VLLMVersion{0, 10, 2}
-	tritonHopperOnlySince = VLLMVersion{0, 12, 0}
-)
+// tritonKernelsSince is the release from which vLLM's images carry the
+// triton_kernels package, and so Hopper takes the Triton backend. Before
+// 0.10.2 it came with a few installs only: 0.10.1's H100 log (#23278) and
+// R-06's A100 log (0.10.1.1, 17.22 GiB a GPU) are Marlin's.
+//
+// A GPU before Hopper takes Marlin: get_mxfp4_backend sends compute
+// capability below 9 to Marlin before it looks for triton_kernels
+// (mxfp4.py, "current_platform.get_device_capability()[0] < 9"; vLLM later
+// bounded Triton to SM 9.0-10.x as well, #29339). An early 0.10.1 install
+// with triton_kernels loaded gpt-oss-20b unpadded on an RTX 3090 (12.88
+// GiB), so not every install of that time did. The corpus agrees with
+// Marlin: GPUStack's A100 runs of gpt-oss-120b under 0.11.0 with
+// 32,000-token prompts decode at a median inter-token latency of 24 ms
+// between 677 ms prefill steps (p99), so most steps carry no prefill, the
+// queue waiting on KV memory: about four such requests fit, as Marlin's
+// 65.9 GiB of weights leave (3.4 in the replay), not the seven that
+// unpadded weights would (TPOT predicted +61% and +105% with them, -30%
+// and -25% with Marlin's after a refit).
+var tritonKernelsSince = VLLMVersion{0, 10, 2}
 
 // String is the backend as vLLM's log names it.
 func (b mxfp4Backend) String() string {
-	return [...]string{"Marlin", "Triton", "Triton (strided)", "FlashInfer", "ROCm Triton"}[b]
+	return [...]string{"Marlin", "Triton", "FlashInfer", "ROCm Triton"}[b]
 }
 
 // hasMXFP4Experts reports whether c's model has routed experts in MXFP4.
@@ -84,9 +87,6 @@ func mxfp4BackendFor(c *Config) mxfp4Backend {
 		}
 		return mxfp4Triton
 	}
-	if !v.Before(tritonKernelsSince) && v.Before(tritonHopperOnlySince) {
-		return mxfp4TritonStrided
-	}
 	return mxfp4Marlin
 }
 
@@ -113,8 +113,6 @@ func expertStorageFactor(c *Config) float64 {
 		return both(256)
 	case mxfp4ROCm:
 		return both(128) // mxfp4_utils.py get_padding_alignment: 128 (256 on gfx950)
-	case mxfp4TritonStrided:
-		return float64(roundUp(ip, 64)) / float64(ip)
 	}
 	// Triton on Hopper. gate_up is hidden × 2·intermediate quantised along
 	// hidden, down is intermediate × hidden quantised along intermediate;

@@ -67,7 +67,7 @@ func TestExpertStorageFactor(t *testing.T) {
 	}{
 		{"a100-80g", "0.10.1", 1, 2944.0 * 3072 / (2880 * 2880)}, // Marlin: 128 and 256
 		{"a100-80g", "0.10.1", 4, 768.0 * 3072 / (720 * 2880)},
-		{"a100-80g", "0.11.0", 2, 1472.0 / 1440},                                                 // strided Triton: the intermediate to 64
+		{"a100-80g", "0.11.0", 2, 1536.0 * 3072 / (1440 * 2880)},                                 // Marlin before Hopper in every release
 		{"b200", "0.19.0", 1, 3072.0 * 3072 / (2880 * 2880)},                                     // FlashInfer: 256 and 256
 		{"h100-sxm", "0.19.0", 1, (2*(1472.0*5888)/(1440*5760) + (1472.0*3072)/(1440*2880)) / 3}, // Hopper value layout
 	} {
