@@ -311,6 +311,49 @@ func TestLoggedKVMemorySizesReplay(t *testing.T) {
 	}
 }
 
+// TestA100LongPromptsQueueOnMemory: GPUStack's gpt-oss-120b on one A100
+// (vLLM 0.11.0, 100 prompts of 32,000 tokens at once) decoded at a median
+// inter-token latency of 24 ms between prefill steps of up to 0.7 s: most
+// steps carried no prefill, the next request waiting for KV memory, with
+// about four requests running (a completion every 7.4 s, each decoding for
+// 22 s, one prefilling). Marlin's padded experts leave that memory; the
+// unpadded weights thinkcap once took left room for seven, and every step
+// of the replay carried a prefill chunk (median 358 ms).
+func TestA100LongPromptsQueueOnMemory(t *testing.T) {
+	recs, err := ReadCorpus("../testdata/measured")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(recs, func(r Record) bool { return r.ID == "rp-gpustack-036" })
+	if i < 0 {
+		t.Fatal("rp-gpustack-036 not in the corpus")
+	}
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recs[i]
+	cfg, skip := config(cat, r)
+	if skip != "" {
+		t.Fatal(skip)
+	}
+	reqs, err := requests(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = 1
+	rep, err := sim.Run(cfg, reqs, sim.Options{Concurrency: r.Concurrency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunningMean < 3 || rep.RunningMean > 5 {
+		t.Errorf("%.1f requests running on average, want about 4", rep.RunningMean)
+	}
+	if p := summarise(rep); p.ITL.Median > 3*r.Measured.ITL.Median {
+		t.Errorf("median inter-token latency %.0f ms, want most steps without prefill (measured %.0f ms)", p.ITL.Median, r.Measured.ITL.Median)
+	}
+}
+
 // TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency is
 // a free parameter of a group that has a GPU staging its all-reduces
 // through host memory (starting, when unset, from interconnect_efficiency),

@@ -83,6 +83,7 @@ func TestExpertStorageFactor(t *testing.T) {
 func TestExplainNamesMXFP4Backend(t *testing.T) {
 	for _, tc := range []struct{ model, gpu, version, want string }{
 		{"gpt-oss-120b", "a100-80g", "0.10.1", "Marlin"},
+		{"gpt-oss-120b", "a100-80g", "0.11.0", "Marlin"}, // below SM 9.0 in every release
 		{"gpt-oss-120b", "h100-sxm", "0.14.1", "Triton"},
 		{"gpt-oss-120b", "b200", "0.19.0", "FlashInfer"},
 		{"qwen3-8b", "h100-sxm", "0.19.0", ""},
