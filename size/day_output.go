@@ -100,7 +100,7 @@ func WriteDayTable(w io.Writer, p *DayPlan) error {
 		return fmt.Sprintf(" (%+.0f%%)", 100*(c/p.FixedCost-1))
 	}
 	_, err := fmt.Fprintf(w, "\ncost over %.1f hours at $%.2f per GPU-hour, %d GPU(s) a replica:\n"+
-		"  fixed fleet of %d replicas (the busiest hour's)   $%.2f\n"+
+		"  fixed fleet of %d replicas (the most in any hour) $%.2f\n"+
 		"  hourly plan (each hour's fewest replicas)        $%.2f%s\n"+
 		"  autoscaled, as replayed                          $%.2f%s, SLOs missed in %d of %d hours\n",
 		span, p.PricePerGPUHour, p.GPUsPerReplica, p.FixedReplicas, p.FixedCost,
