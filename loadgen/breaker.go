@@ -95,14 +95,14 @@ func (b *breaker) observe(m *Measurement) {
 		return
 	}
 	b.tripped = true
-	reason := fmt.Sprintf("%d consecutive HTTP %d responses (last: %s)", b.run, m.HTTPStatus, m.Error)
+	what := fmt.Sprintf("HTTP %d responses", m.HTTPStatus)
 	switch kind {
 	case "connect":
-		reason = fmt.Sprintf("%d consecutive connection failures (last: %s)", b.run, m.Error)
+		what = "connection failures"
 	case "hung":
-		reason = fmt.Sprintf("%d consecutive requests without a response (last: %s)", b.run, m.Error)
+		what = "requests without a response"
 	}
 	if b.trip != nil {
-		b.trip(reason)
+		b.trip(fmt.Sprintf("%d consecutive %s (last: %s)", b.run, what, m.Error))
 	}
 }
