@@ -55,6 +55,7 @@ func requests(r *Record) ([]workload.Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workload.output_len: %w", err)
 	}
+	sharegpt, filtered := shareGPTFilter(r)
 	h := fnv.New64a()
 	h.Write([]byte(r.ID))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x7468696e6b636170))
@@ -66,10 +67,11 @@ func requests(r *Record) ([]workload.Request, error) {
 		if r.RequestRate > 0 {
 			t += rng.ExpFloat64() / r.RequestRate // vLLM bench's Poisson arrivals (burstiness 1)
 		}
-		reqs[i] = workload.Request{
-			ArrivalS:     t,
-			PromptTokens: max(in.Sample(rng), 1),
-			AnswerTokens: max(out.Sample(rng), 1),
+		reqs[i] = workload.Request{ArrivalS: t}
+		if filtered {
+			reqs[i].PromptTokens, reqs[i].AnswerTokens = sharegpt.sample(rng)
+		} else {
+			reqs[i].PromptTokens, reqs[i].AnswerTokens = max(in.Sample(rng), 1), max(out.Sample(rng), 1)
 		}
 		if p := r.Workload.PrefixLen; p > 0 {
 			reqs[i].PrefixID, reqs[i].PrefixTokens = "shared", p

@@ -93,9 +93,13 @@ func ReadDataset(name, path string, o DatasetOptions) ([]DatasetPrompt, error) {
 }
 
 // keep is vLLM's is_valid_sequence.
-func keep(p DatasetPrompt) bool {
-	return p.PromptTokens >= datasetMinLen && p.OutputTokens >= datasetMinLen &&
-		p.PromptTokens <= datasetMaxPrompt && p.PromptTokens+p.OutputTokens <= datasetMaxTotal
+func keep(p DatasetPrompt) bool { return ValidLengths(p.PromptTokens, p.OutputTokens) }
+
+// ValidLengths is vLLM's is_valid_sequence with its defaults: whether
+// `vllm bench serve` keeps a prompt of these lengths in tokens.
+func ValidLengths(prompt, output int) bool {
+	return prompt >= datasetMinLen && output >= datasetMinLen &&
+		prompt <= datasetMaxPrompt && prompt+output <= datasetMaxTotal
 }
 
 // readShareGPT streams a ShareGPT file, a JSON array of {"conversations":
