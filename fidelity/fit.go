@@ -44,14 +44,18 @@ func (r *fitRow) at(x []float64) Pair {
 func rowsOf(i int, p *Point, tr *Trace, x0 []float64) []fitRow {
 	var rows []fitRow
 	for m, pr := range pairs(p.Record, &tr.Pred) {
-		g, ok := tr.Grad[m]
+		gm := m
+		if pr.itl {
+			gm = gradITL
+		}
+		g, ok := tr.Grad[gm]
 		if !ok || p.excluded(m) != "" {
 			continue
 		}
 		// The gradient is the mean's; a median or p99 moves with it in
 		// proportion (the steady state's shape is kept).
 		scale := 1.0
-		if mean := meanOf(m, &tr.Pred); mean > 0 && pr.Statistic != "mean" && pr.Statistic != "" {
+		if mean := meanOf(gm, &tr.Pred); mean > 0 && pr.Statistic != "mean" && pr.Statistic != "" {
 			scale = pr.Predicted / mean
 		}
 		a := make([]float64, len(g))
@@ -69,6 +73,8 @@ func meanOf(m string, p *Predicted) float64 {
 	switch m {
 	case MetricTPOT:
 		return p.TPOT.Mean
+	case gradITL:
+		return p.ITL.Mean
 	case MetricTTFT:
 		return p.TTFT.Mean
 	}

@@ -159,6 +159,48 @@ func TestTraceGradient(t *testing.T) {
 	}
 }
 
+// TestTraceGradientWeighsShortOutputs: with outputs from 4 to hundreds of
+// tokens (a ShareGPT burst's), the mean TPOT a client computes weighs a
+// short request's decode steps more than a long one's; the TPOT gradient
+// is that mean's, so Σ gradient × parameter is the predicted mean TPOT,
+// not the decode time per token (the mean ITL), which lies well apart.
+func TestTraceGradientWeighsShortOutputs(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord()
+	r.ID, r.Concurrency = "t-sharegpt", 0
+	r.RequestRate = -1 // every prompt at once
+	r.Workload = Load{Dataset: "sharegpt", InputLen: Length{Mean: 220}, OutputLen: Length{Mean: 200}, NumPrompts: 300}
+	cfg, skip := config(cat, &r)
+	if skip != "" {
+		t.Fatal(skip)
+	}
+	tr, err := trace(cfg, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := paramsOf(cfg.Step)
+	dot := func(g []float64) float64 {
+		sum := 0.0
+		for k := range x {
+			sum += g[k] * x[k]
+		}
+		return sum
+	}
+	tpot, itl := tr.Pred.TPOT.Mean, tr.Pred.ITL.Mean
+	if math.Abs(tpot/itl-1) < 0.1 {
+		t.Fatalf("mean TPOT %.2f ms and mean ITL %.2f ms are too close for the test to tell them apart", tpot, itl)
+	}
+	if got := dot(tr.Grad[MetricTPOT]); math.Abs(got/tpot-1) > 0.01 {
+		t.Errorf("Σ TPOT gradient × parameter = %.3f ms, the mean TPOT %.3f ms (the mean ITL is %.3f)", got, tpot, itl)
+	}
+	if got := dot(tr.Grad[gradITL]); math.Abs(got/itl-1) > 0.01 {
+		t.Errorf("Σ ITL gradient × parameter = %.3f ms, the mean ITL %.3f ms", got, itl)
+	}
+}
+
 func paramIndex(t *testing.T, name string) int {
 	t.Helper()
 	for k, p := range params {

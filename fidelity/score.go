@@ -19,6 +19,9 @@ var Metrics3 = []string{MetricTPOT, MetricTTFT, MetricThroughput}
 type Pair struct {
 	Statistic           string  // mean, median, p99, or "" for a throughput
 	Measured, Predicted float64 // ms, or tokens/s
+	// itl marks a TPOT judged on the source's ITL, which weighs each
+	// request by its tokens where TPOT weighs each request once.
+	itl bool
 }
 
 // Err is the signed relative error (predicted − measured) / measured.
@@ -45,8 +48,10 @@ func pairs(r *Record, p *Predicted) map[string]Pair {
 		}
 		return false
 	}
-	if !pick(MetricTPOT, m.TPOT, p.TPOT) {
-		pick(MetricTPOT, m.ITL, p.ITL)
+	if !pick(MetricTPOT, m.TPOT, p.TPOT) && pick(MetricTPOT, m.ITL, p.ITL) {
+		pr := out[MetricTPOT]
+		pr.itl = true
+		out[MetricTPOT] = pr
 	}
 	pick(MetricTTFT, m.TTFT, p.TTFT)
 	if m.OutputThroughput > 0 && p.OutputThroughput > 0 && (r.ClosedLoop() || r.RequestRate < 0) {

@@ -72,6 +72,11 @@ type Trace struct {
 	Grad map[string][]float64
 }
 
+// gradITL is Trace.Grad's key for the mean ITL: the decode time per
+// output token after the first, each request weighted by its tokens,
+// where MetricTPOT's mean weighs each request once.
+const gradITL = "itl"
+
 // gradientReuse is how many decode-only steps in a row share one priced
 // sensitivity: consecutive decode steps differ by a token of context a
 // request, so their sensitivities differ by far less than the fit's
@@ -84,10 +89,14 @@ const gradientReuse = 4
 // The gradient is accumulated as the engine steps, from each step's
 // sensitivity g (grad.Add) weighted by who waits the step out:
 //
-//	TPOT: Σ g × decoding requests / Σ (output − 1) tokens: the decode time
-//	      per token, which equals the mean TPOT when the requests' outputs
-//	      are alike (the request-weighted mean TPOT weighs a short output's
-//	      tokens more);
+//	TPOT: Σ g × Σ 1/(output − 1) over the decoding requests / requests
+//	      (Batch.TPOTShare): the mean of each request's (last token −
+//	      first) / (output − 1), in which a short output's steps weigh more
+//	      than a long one's, as `vllm bench serve` computes it (the bursts
+//	      of a thousand requests, whose short outputs live in the slow
+//	      steps of the prefill, are where the two differ);
+//	ITL:  Σ g × decoding requests / Σ (output − 1) tokens: the decode time
+//	      per token, for a source that gives the ITL and no TPOT;
 //	TTFT: Σ g × (prefilling + waiting requests) / requests: every step a
 //	      request waits for its first token in, without the part of the
 //	      step under way when it arrived;
@@ -111,7 +120,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	}
 	K := len(params)
 	g := make([]float64, K)
-	tpot, ttft, busy := make([]float64, K), make([]float64, K), make([]float64, K)
+	tpot, itl, ttft, busy := make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
 	var last sim.Batch
 	reused := gradientReuse
 	rep, err := sim.Run(cfg, reqs, sim.Options{Concurrency: r.Concurrency, OnStep: func(_ int, _, _ int64, b *sim.Batch) {
@@ -125,7 +134,8 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		last = *b
 		dec, wait := float64(b.DecodeReqs), float64(b.NumReqs-b.DecodeReqs+b.Waiting)
 		for k := range nStep {
-			tpot[k] += g[k] * dec
+			tpot[k] += g[k] * b.TPOTShare
+			itl[k] += g[k] * dec
 			ttft[k] += g[k] * wait
 			busy[k] += g[k]
 		}
@@ -135,7 +145,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	}
 	t := &Trace{Pred: summarise(rep), Grad: map[string][]float64{}}
 	var decodeTok, prompt, queued float64
-	n := 0
+	n, multi := 0, 0
 	for i := range rep.Results {
 		res := &rep.Results[i]
 		if res.Status != "ok" {
@@ -144,6 +154,9 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		n++
 		prompt += float64(res.PromptTokens)
 		decodeTok += float64(max(res.OutputTokens()-1, 0))
+		if res.OutputTokens() > 1 {
+			multi++
+		}
 		if front := res.TTFTS - res.TTFTEngineS; cpu > 0 && front > 1.5*cfg.APIDelayS(res.PromptTokens) {
 			queued += front / cpu
 		}
@@ -160,7 +173,8 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
 	}
 	if decodeTok > 0 {
-		t.Grad[MetricTPOT] = scaled(tpot, 1e3/decodeTok)
+		t.Grad[MetricTPOT] = scaled(tpot, 1e3/float64(multi))
+		t.Grad[gradITL] = scaled(itl, 1e3/decodeTok)
 	}
 	if d := t.Pred.DurationS; d > 0 {
 		busy[nStep] += apiRequestS

@@ -153,6 +153,9 @@ func (e *engine) decodeStretch() {
 	}
 	b := &j.batch
 	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len()}
+	for _, s := range e.running {
+		b.TPOTShare += s.tpotShare()
+	}
 	taken := 0
 	blocksTaken, shield := 0, e.headShield()
 	for i := 0; i < steps; i++ {

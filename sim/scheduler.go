@@ -70,6 +70,9 @@ func (e *engine) schedule() bool {
 		}
 		s.newTokens, s.drafts = n, drafts
 		e.batch.Add(s.computed, n, drafts, decode)
+		if decode {
+			e.batch.TPOTShare += s.tpotShare()
+		}
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
@@ -117,6 +120,9 @@ func (e *engine) add(s *seq, n, drafts int) {
 // unschedule takes back a request scheduled earlier in this step.
 func (e *engine) unschedule(s *seq) {
 	e.batch.remove(s.computed, s.newTokens, s.drafts, s.decoding())
+	if s.decoding() {
+		e.batch.TPOTShare -= s.tpotShare()
+	}
 	s.newTokens, s.drafts = 0, 0
 }
 

@@ -69,6 +69,15 @@ func (s *seq) setSlots(slots, bs int) {
 	s.slotLimit = (slots + bs - 1) / bs * bs
 }
 
+// tpotShare is the weight of one of its decode steps in its TPOT:
+// 1/(output − 1), 0 for a request of one output token (Batch.TPOTShare).
+func (s *seq) tpotShare() float64 {
+	if s.output > 1 {
+		return 1 / float64(s.output-1)
+	}
+	return 0
+}
+
 // decoding reports whether the request has computed its whole prompt and
 // all its output so far, so the next step generates a token.
 func (s *seq) decoding() bool { return s.generated > 0 && s.computed == s.numTokens-1 }

@@ -21,6 +21,12 @@ type Batch struct {
 	// c*s + c*(c+1)/2 for a chunk of c tokens starting at s.
 	PrefillAttnPairs int64
 	DraftTokens      int // Σ K over decoding requests (speculative decoding)
+	// TPOTShare is Σ 1/(output − 1) over the decoding requests: how much
+	// of the step each one's time per output token takes, which makes
+	// Σ over steps of step time × TPOTShare / requests the mean TPOT a
+	// client computes, (last token − first) / (output − 1) per request
+	// (calibration's gradient of it, fidelity/trace.go). Not priced.
+	TPOTShare float64
 	// Waiting is the requests left in the waiting queue once the step is
 	// scheduled: not priced, but they wait the step out (calibration
 	// weighs TTFT's sensitivity by it).
