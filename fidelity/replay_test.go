@@ -97,24 +97,10 @@ func TestVLLMVersionFromDate(t *testing.T) {
 // loop that never idles TPOT is Σ gradient × parameter; and nudging one
 // coefficient moves the re-simulated TPOT and TTFT as the gradient says.
 func TestTraceGradient(t *testing.T) {
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := testRecord()
-	cfg, skip := config(cat, &r)
-	if skip != "" {
-		t.Fatal(skip)
-	}
-	tr, err := trace(cfg, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, tr := traceAtProfiles(t, &r)
 	x := paramsOf(cfg.Step)
-	sum := 0.0
-	for k := range x {
-		sum += tr.Grad[MetricTPOT][k] * x[k]
-	}
+	sum := dotParams(tr.Grad[MetricTPOT], x)
 	if e := math.Abs(sum-tr.Pred.TPOT.Mean) / tr.Pred.TPOT.Mean; e > 0.01 {
 		t.Errorf("Σ gradient × parameter = %.4f ms, TPOT %.4f ms (%.2f%% apart)", sum, tr.Pred.TPOT.Mean, 100*e)
 	}
@@ -165,30 +151,13 @@ func TestTraceGradient(t *testing.T) {
 // is that mean's, so Σ gradient × parameter is the predicted mean TPOT,
 // not the decode time per token (the mean ITL), which lies well apart.
 func TestTraceGradientWeighsShortOutputs(t *testing.T) {
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := testRecord()
 	r.ID, r.Concurrency = "t-sharegpt", 0
 	r.RequestRate = -1 // every prompt at once
 	r.Workload = Load{Dataset: "sharegpt", InputLen: Length{Mean: 220}, OutputLen: Length{Mean: 200}, NumPrompts: 300}
-	cfg, skip := config(cat, &r)
-	if skip != "" {
-		t.Fatal(skip)
-	}
-	tr, err := trace(cfg, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, tr := traceAtProfiles(t, &r)
 	x := paramsOf(cfg.Step)
-	dot := func(g []float64) float64 {
-		sum := 0.0
-		for k := range x {
-			sum += g[k] * x[k]
-		}
-		return sum
-	}
+	dot := func(g []float64) float64 { return dotParams(g, x) }
 	tpot, itl := tr.Pred.TPOT.Mean, tr.Pred.ITL.Mean
 	if math.Abs(tpot/itl-1) < 0.1 {
 		t.Fatalf("mean TPOT %.2f ms and mean ITL %.2f ms are too close for the test to tell them apart", tpot, itl)
@@ -199,6 +168,33 @@ func TestTraceGradientWeighsShortOutputs(t *testing.T) {
 	if got := dot(tr.Grad[gradITL]); math.Abs(got/itl-1) > 0.01 {
 		t.Errorf("Σ ITL gradient × parameter = %.3f ms, the mean ITL %.3f ms", got, itl)
 	}
+}
+
+// traceAtProfiles traces r at the embedded profiles' coefficients.
+func traceAtProfiles(t *testing.T, r *Record) (sim.Config, *Trace) {
+	t.Helper()
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, skip := config(cat, r)
+	if skip != "" {
+		t.Fatal(skip)
+	}
+	tr, err := trace(cfg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, tr
+}
+
+// dotParams is Σ g × x: a homogeneous prediction's value from its gradient.
+func dotParams(g, x []float64) float64 {
+	sum := 0.0
+	for k := range x {
+		sum += g[k] * x[k]
+	}
+	return sum
 }
 
 func paramIndex(t *testing.T, name string) int {
