@@ -170,6 +170,42 @@ func TestTraceGradientWeighsShortOutputs(t *testing.T) {
 	}
 }
 
+// TestTraceGradientPreempted: in a burst that outgrows its KV cache, the
+// requests preempted after their first token wait again without adding to
+// their TTFT; the TTFT gradient charges a step only to those still
+// awaiting a first token, so nudging a coefficient moves the re-simulated
+// TTFT as the gradient says (charging every waiting request overstated
+// it a hundredfold here).
+func TestTraceGradientPreempted(t *testing.T) {
+	r := testRecord()
+	r.ID, r.Concurrency, r.RequestRate = "t-preempted", 0, -1
+	// Every prompt fits at once; their outputs do not.
+	r.Engine.AvailableKVGiB = 11
+	r.Workload = Load{Dataset: "random", InputLen: Length{Min: 512, Max: 512}, OutputLen: Length{Min: 2048, Max: 2048}, NumPrompts: 100}
+	cfg, tr := traceAtProfiles(t, &r)
+	if tr.Pred.Preemptions < 20 {
+		t.Fatalf("%d preemptions: the test needs a burst that outgrows its cache", tr.Pred.Preemptions)
+	}
+	x := paramsOf(cfg.Step)
+	for _, name := range []string{"per_request_overhead_us", "per_layer_overhead_us"} {
+		k := paramIndex(t, name)
+		nudged := append([]float64(nil), x...)
+		delta := 0.05 * x[k]
+		nudged[k] += delta
+		c2 := cfg
+		c2.Step = withParams(cfg.Step, nudged)
+		tr2, err := trace(c2, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := tr2.Pred.TTFT.Mean - tr.Pred.TTFT.Mean
+		want := tr.Grad[MetricTTFT][k] * delta
+		if math.Abs(got-want) > 0.15*math.Abs(got)+1 {
+			t.Errorf("%s +%.3g: TTFT moves %.1f ms, the gradient says %.1f (%d preemptions)", name, delta, got, want, tr.Pred.Preemptions)
+		}
+	}
+}
+
 // traceAtProfiles traces r at the embedded profiles' coefficients.
 func traceAtProfiles(t *testing.T, r *Record) (sim.Config, *Trace) {
 	t.Helper()

@@ -97,9 +97,11 @@ const gradientReuse = 4
 //	      steps of the prefill, are where the two differ);
 //	ITL:  Σ g × decoding requests / Σ (output − 1) tokens: the decode time
 //	      per token, for a source that gives the ITL and no TPOT;
-//	TTFT: Σ g × (prefilling + waiting requests) / requests: every step a
-//	      request waits for its first token in, without the part of the
-//	      step under way when it arrived;
+//	TTFT: Σ g × requests awaiting their first token (Batch.AwaitingFirst:
+//	      prefilling or waiting, a request preempted after its first token
+//	      not among them) / requests: every step a request waits for its
+//	      first token in, without the part of the step under way when it
+//	      arrived;
 //	duration: Σ g (the steps back to back while requests are in).
 //
 // The API server's latencies add to TTFT directly (1 ms a request, 1 µs a
@@ -132,7 +134,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		}
 		reused++
 		last = *b
-		dec, wait := float64(b.DecodeReqs), float64(b.NumReqs-b.DecodeReqs+b.Waiting)
+		dec, wait := float64(b.DecodeReqs), float64(b.AwaitingFirst)
 		for k := range nStep {
 			tpot[k] += g[k] * b.TPOTShare
 			itl[k] += g[k] * dec

@@ -152,7 +152,7 @@ func (e *engine) decodeStretch() {
 		return byPhase[from:start[p]]
 	}
 	b := &j.batch
-	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len()}
+	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len(), AwaitingFirst: e.waiting.unstarted()}
 	for _, s := range e.running {
 		b.TPOTShare += s.tpotShare()
 	}

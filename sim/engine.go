@@ -52,7 +52,7 @@ type engine struct {
 	pool     *blockPool
 	prefixes map[string]*prefixEntry
 	running  []*seq
-	waiting  waitQueue
+	waiting  *startedQueue
 	// api is the replica's API server (frontend.go); inFront counts the
 	// requests in it or in transit from it, which the router counts as
 	// this replica's.

@@ -21,7 +21,7 @@ func testEngine(t *testing.T, usable, maxSeqs, budget int) (*engine, *[]*seq) {
 		prefixCaching: true, resumeHits: true, reserveFullISL: true, stepModel: fixedStep(testStep),
 		rngState: 1,
 		pool:     newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
-		itl: &latencyHistogram{}, waiting: &fcfsQueue{},
+		itl: &latencyHistogram{}, waiting: &startedQueue{waitQueue: &fcfsQueue{}},
 	}
 	var done []*seq
 	e.finished = func(_ *engine, s *seq) { done = append(done, s) }
@@ -356,7 +356,7 @@ func TestPriorityPolicyPreemptsLowestPriority(t *testing.T) {
 		e, _ := testEngine(t, 10, 16, 1024)
 		e.priority = tc.priority
 		if tc.priority {
-			e.waiting = &priorityQueue{}
+			e.waiting = &startedQueue{waitQueue: &priorityQueue{}}
 		}
 		b := newTestSeq(1, 64, 200, 0)
 		b.priority = 1

@@ -119,3 +119,46 @@ func before(a, b *seq) bool {
 	}
 	return a.idx < b.idx
 }
+
+// startedQueue is a waiting queue that counts the requests in it that have
+// produced a token already (preempted after their first): the rest wait
+// for their first token, the ones calibration's TTFT gradient charges a
+// step's time to (Batch.AwaitingFirst). A request's first token does not
+// change while it waits, so counting at the ends is exact.
+type startedQueue struct {
+	waitQueue
+	started int
+}
+
+func (q *startedQueue) count(s *seq, d int) {
+	if s.firstToken >= 0 {
+		q.started += d
+	}
+}
+
+func (q *startedQueue) pop() *seq {
+	s := q.waitQueue.pop()
+	q.count(s, -1)
+	return s
+}
+
+func (q *startedQueue) pushBack(s *seq) {
+	q.count(s, 1)
+	q.waitQueue.pushBack(s)
+}
+
+func (q *startedQueue) pushFront(s *seq) {
+	q.count(s, 1)
+	q.waitQueue.pushFront(s)
+}
+
+func (q *startedQueue) remove(s *seq) bool {
+	if !q.waitQueue.remove(s) {
+		return false
+	}
+	q.count(s, -1)
+	return true
+}
+
+// unstarted is how many requests in the queue wait for their first token.
+func (q *startedQueue) unstarted() int { return q.len() - q.started }

@@ -197,9 +197,9 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		itl:      &latencyHistogram{},
 	}
 	if e.priority {
-		e.waiting = &priorityQueue{}
+		e.waiting = &startedQueue{waitQueue: &priorityQueue{}}
 	} else {
-		e.waiting = &fcfsQueue{}
+		e.waiting = &startedQueue{waitQueue: &fcfsQueue{}}
 	}
 	if sc := cfg.Speculative; sc != nil {
 		e.specK = sc.NumSpeculativeTokens

@@ -68,11 +68,7 @@ func (e *engine) schedule() bool {
 		if !scheduled {
 			break
 		}
-		s.newTokens, s.drafts = n, drafts
-		e.batch.Add(s.computed, n, drafts, decode)
-		if decode {
-			e.batch.TPOTShare += s.tpotShare()
-		}
+		e.add(s, n, drafts)
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
@@ -107,6 +103,7 @@ func (e *engine) schedule() bool {
 		inputBudget -= n + e.draftSlots
 	}
 	e.batch.Waiting = e.waiting.len()
+	e.batch.AwaitingFirst += e.waiting.unstarted()
 	return e.batch.NumReqs > 0
 }
 
@@ -114,16 +111,31 @@ func (e *engine) schedule() bool {
 // model prices. Scheduled requests are the running ones with newTokens > 0.
 func (e *engine) add(s *seq, n, drafts int) {
 	s.newTokens, s.drafts = n, drafts
-	e.batch.Add(s.computed, n, drafts, s.decoding())
+	decode := s.decoding()
+	e.batch.Add(s.computed, n, drafts, decode)
+	e.batch.TPOTShare += s.tpotShare() * b2f(decode)
+	if !decode && s.firstToken < 0 {
+		e.batch.AwaitingFirst++
+	}
 }
 
 // unschedule takes back a request scheduled earlier in this step.
 func (e *engine) unschedule(s *seq) {
-	e.batch.remove(s.computed, s.newTokens, s.drafts, s.decoding())
-	if s.decoding() {
-		e.batch.TPOTShare -= s.tpotShare()
+	decode := s.decoding()
+	e.batch.remove(s.computed, s.newTokens, s.drafts, decode)
+	e.batch.TPOTShare -= s.tpotShare() * b2f(decode)
+	if !decode && s.firstToken < 0 {
+		e.batch.AwaitingFirst--
 	}
 	s.newTokens, s.drafts = 0, 0
+}
+
+// b2f is 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // pickVictim chooses the request to preempt and its index in running: the

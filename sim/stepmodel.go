@@ -27,9 +27,13 @@ type Batch struct {
 	// client computes, (last token − first) / (output − 1) per request
 	// (calibration's gradient of it, fidelity/trace.go). Not priced.
 	TPOTShare float64
+	// AwaitingFirst is the requests that wait the step out for their first
+	// token: prefilling, or left waiting, without a token yet (a request
+	// preempted after its first token does not add to its TTFT by waiting
+	// again). Calibration weighs TTFT's sensitivity by it. Not priced.
+	AwaitingFirst int
 	// Waiting is the requests left in the waiting queue once the step is
-	// scheduled: not priced, but they wait the step out (calibration
-	// weighs TTFT's sensitivity by it).
+	// scheduled. Not priced.
 	Waiting int
 }
 
