@@ -3,6 +3,7 @@ package fidelity
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -16,8 +17,8 @@ import (
 // with a coefficient of variation of 1 (lengthDist's choice where only a
 // mean is known) and skips the pairs vLLM would skip, the lognormals'
 // means scaled so that the pairs kept average the record's means. Without
-// the filter a replay sent prompts of up to 8 × the mean and pairs of up
-// to 3,000 tokens that no ShareGPT run contains.
+// the filter a replay sent prompts of up to 8 × the mean and pairs of over
+// 3,000 tokens that no ShareGPT run contains.
 
 // shareGPTSigma is the lognormal's σ for a coefficient of variation of 1.
 var shareGPTSigma = math.Sqrt(math.Ln2)
@@ -90,5 +91,22 @@ func shareGPTFilter(r *Record) (shareGPTLengths, bool) {
 	if r.Workload.Dataset != "sharegpt" || in.Dist != "" || in.Max > 0 || out.Dist != "" || out.Max > 0 {
 		return shareGPTLengths{}, false
 	}
-	return newShareGPTLengths(in.Mean, out.Mean)
+	key := [2]float64{in.Mean, out.Mean}
+	if f, ok := shareGPTFits.Load(key); ok {
+		fit := f.(shareGPTFit)
+		return fit.l, fit.ok
+	}
+	l, ok := newShareGPTLengths(in.Mean, out.Mean)
+	shareGPTFits.Store(key, shareGPTFit{l, ok})
+	return l, ok
+}
+
+// shareGPTFits keeps each pair of means' fit (a few milliseconds of
+// draws), which every replay of a record would otherwise redo: a
+// calibration replays each point a dozen times.
+var shareGPTFits sync.Map // [2]float64 → shareGPTFit
+
+type shareGPTFit struct {
+	l  shareGPTLengths
+	ok bool
 }

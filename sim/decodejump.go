@@ -118,9 +118,11 @@ func (e *engine) decodeStretch() {
 	}
 	firstAnswer := steps
 	var ctx int64
+	share := 0.0 // Batch.TPOTShare
 	for _, s := range e.running {
 		steps = min(steps, s.output-s.generated-1, e.maxModelLen-s.computed-1)
 		ctx += int64(s.computed + 1)
+		share += s.tpotShare()
 		c := s.slotLimit - s.computed // the step whose token needs a new block
 		j.crossAt = append(j.crossAt, c)
 		start[c%bs+1]++
@@ -152,10 +154,7 @@ func (e *engine) decodeStretch() {
 		return byPhase[from:start[p]]
 	}
 	b := &j.batch
-	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, Waiting: e.waiting.len(), AwaitingFirst: e.waiting.unstarted()}
-	for _, s := range e.running {
-		b.TPOTShare += s.tpotShare()
-	}
+	*b = Batch{NumReqs: n, DecodeReqs: n, DecodeTokens: n, TPOTShare: share, AwaitingFirst: e.waiting.unstarted()}
 	taken := 0
 	blocksTaken, shield := 0, e.headShield()
 	for i := 0; i < steps; i++ {

@@ -68,7 +68,7 @@ func (e *engine) schedule() bool {
 		if !scheduled {
 			break
 		}
-		e.add(s, n, drafts)
+		e.add(s, n, drafts, decode)
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
@@ -98,23 +98,23 @@ func (e *engine) schedule() bool {
 			s.firstScheduled = e.now
 			s.cachedTokens = h.blocks * e.bs
 		}
-		e.add(s, n, 0)
+		e.add(s, n, 0, s.decoding())
 		tokenBudget -= n
 		inputBudget -= n + e.draftSlots
 	}
-	e.batch.Waiting = e.waiting.len()
 	e.batch.AwaitingFirst += e.waiting.unstarted()
 	return e.batch.NumReqs > 0
 }
 
 // add schedules n tokens of s this step and adds them to the batch the step
 // model prices. Scheduled requests are the running ones with newTokens > 0.
-func (e *engine) add(s *seq, n, drafts int) {
+// decode is s.decoding().
+func (e *engine) add(s *seq, n, drafts int, decode bool) {
 	s.newTokens, s.drafts = n, drafts
-	decode := s.decoding()
 	e.batch.Add(s.computed, n, drafts, decode)
-	e.batch.TPOTShare += s.tpotShare() * b2f(decode)
-	if !decode && s.firstToken < 0 {
+	if decode {
+		e.batch.TPOTShare += s.tpotShare()
+	} else if s.firstToken < 0 {
 		e.batch.AwaitingFirst++
 	}
 }
@@ -123,19 +123,12 @@ func (e *engine) add(s *seq, n, drafts int) {
 func (e *engine) unschedule(s *seq) {
 	decode := s.decoding()
 	e.batch.remove(s.computed, s.newTokens, s.drafts, decode)
-	e.batch.TPOTShare -= s.tpotShare() * b2f(decode)
-	if !decode && s.firstToken < 0 {
+	if decode {
+		e.batch.TPOTShare -= s.tpotShare()
+	} else if s.firstToken < 0 {
 		e.batch.AwaitingFirst--
 	}
 	s.newTokens, s.drafts = 0, 0
-}
-
-// b2f is 1 for true, 0 for false.
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pickVictim chooses the request to preempt and its index in running: the

@@ -32,9 +32,6 @@ type Batch struct {
 	// preempted after its first token does not add to its TTFT by waiting
 	// again). Calibration weighs TTFT's sensitivity by it. Not priced.
 	AwaitingFirst int
-	// Waiting is the requests left in the waiting queue once the step is
-	// scheduled. Not priced.
-	Waiting int
 }
 
 // StepModel prices an engine step on one GPU's shard (tensor parallelism
