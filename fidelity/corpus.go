@@ -23,6 +23,9 @@ type Record struct {
 	Date          string  `json:"date,omitempty"`
 	Model         string  `json:"model"`
 	GPU           string  `json:"gpu"`
+	// GPUPublished is the source's own hardware line where GPU departs
+	// from it on measured evidence, given in Notes.
+	GPUPublished string `json:"gpu_published,omitempty"`
 	TP            int     `json:"tp"`
 	PP            int     `json:"pp"`
 	DP            int     `json:"dp"`

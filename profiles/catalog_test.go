@@ -18,7 +18,7 @@ func embeddedCatalog(t *testing.T) *Catalog {
 
 func TestEmbeddedNames(t *testing.T) {
 	c := embeddedCatalog(t)
-	wantGPUs := []string{"a100-40g", "a100-80g", "a100-80g-pcie", "b200", "b300", "gh200", "gh200-144g", "h100-nvl", "h100-sxm", "h20", "h200", "l4", "l40s", "mi300x"}
+	wantGPUs := []string{"a100-40g", "a100-80g", "a100-80g-pcie", "b200", "b300", "gh200", "gh200-144g", "h100-nvl", "h100-pcie", "h100-sxm", "h20", "h200", "l4", "l40s", "mi300x"}
 	if got := c.GPUNames(); !slices.Equal(got, wantGPUs) {
 		t.Errorf("GPUNames = %v, want %v", got, wantGPUs)
 	}
