@@ -97,6 +97,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 			s.FP8ExpertComputeEfficiency = s.ExpertComputeEfficiency
 		}
 		onlyWhereSeen(viaHost, &s.HostAllReduceEfficiency, s.InterconnectEfficiency)
+		onlyWhereSeen(viaHost, &s.HostAllReduceLatencyUs, s.AllReduceLatencyUs)
 		onlyWhereSeen(triton, &s.TritonAttentionComputeEfficiency, s.AttentionComputeEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
@@ -112,7 +113,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		onlyWhereSeen(harmony, &s.HarmonyAPIServerCPUMs, s.APIServerCPUMs)
 	}
 	// Overheads whose terms the group's points cannot have: held at 0.
-	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony}
+	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony, "host_all_reduce_latency_us": !viaHost}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {
 		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency

@@ -428,26 +428,34 @@ func TestA100LongPromptsQueueOnMemory(t *testing.T) {
 	}
 }
 
-// TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency is
-// a free parameter of a group that has a GPU staging its all-reduces
-// through host memory (starting, when unset, from interconnect_efficiency),
-// and left out of any other group's fit.
+// TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency and
+// host_all_reduce_latency_us are free parameters of a group that has a GPU
+// staging its all-reduces through host memory (starting, when unset, from
+// interconnect_efficiency and all_reduce_latency_us), and left out of any
+// other group's fit.
 func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 	k := slices.IndexFunc(params, func(p param) bool { return p.name == "host_all_reduce_efficiency" })
 	if k < 0 {
 		t.Fatal("host_all_reduce_efficiency is not a fit parameter")
 	}
-	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4}
+	l := slices.IndexFunc(params, func(p param) bool { return p.name == "host_all_reduce_latency_us" })
+	if l < 0 {
+		t.Fatal("host_all_reduce_latency_us is not a fit parameter")
+	}
+	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4, AllReduceLatencyUs: 12}
 	for _, viaHost := range []bool{false, true} {
 		p := &Point{}
 		p.cfg.GPU.AllReduceViaHost = viaHost
 		c := &corpus{points: []*Point{p}}
 		g := c.newGroup("g", []int{0}, s, s)
-		if g.free[k] != viaHost {
-			t.Errorf("via host %v: free %v", viaHost, g.free[k])
+		if g.free[k] != viaHost || g.free[l] != viaHost {
+			t.Errorf("via host %v: efficiency free %v, latency free %v", viaHost, g.free[k], g.free[l])
 		}
 		if want := map[bool]float64{false: 0, true: 1 / 0.5}[viaHost]; g.x[k] != want {
-			t.Errorf("via host %v: starts at %g, want %g", viaHost, g.x[k], want)
+			t.Errorf("via host %v: efficiency starts at %g, want %g", viaHost, g.x[k], want)
+		}
+		if want := map[bool]float64{false: 0, true: 12}[viaHost]; g.x[l] != want {
+			t.Errorf("via host %v: latency starts at %g, want %g", viaHost, g.x[l], want)
 		}
 	}
 }

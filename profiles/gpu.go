@@ -112,6 +112,12 @@ type StepCoefficients struct {
 	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
 	// all-reduce, in microseconds (two per layer per step).
 	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`
+	// HostAllReduceLatencyUs is that latency for an all-reduce NCCL stages
+	// through host memory (GPU.AllReduceViaHost): without GPU peer-to-peer
+	// vLLM's custom all-reduce is off and NCCL's shared-memory transport
+	// copies each chunk to the host and back, a path with its own fixed
+	// cost; 0 means AllReduceLatencyUs.
+	HostAllReduceLatencyUs float64 `yaml:"host_all_reduce_latency_us,omitempty" json:"host_all_reduce_latency_us,omitempty"`
 	// PerLayerOverheadUs is the GPU time each decoder layer adds to a step
 	// beyond its bytes and FLOPs, in microseconds: the floor of its dozen
 	// kernels (norms, rotary embedding, activation quantisation, the

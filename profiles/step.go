@@ -34,6 +34,7 @@ var StepFields = []StepField{
 	{"host_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostAllReduceEfficiency }},
 	{"network_efficiency", func(s *StepCoefficients) *float64 { return &s.NetworkEfficiency }},
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
+	{"host_all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.HostAllReduceLatencyUs }},
 	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
 	{"mla_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MLALayerOverheadUs }},

@@ -78,6 +78,7 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	optional("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
 	optional("network_efficiency", s.NetworkEfficiency)
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
+	p.nonNegative(prefix+"host_all_reduce_latency_us", s.HostAllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
 	p.nonNegative(prefix+"mla_layer_overhead_us", s.MLALayerOverheadUs)

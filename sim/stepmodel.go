@@ -85,7 +85,7 @@ type Batch struct {
 // request for decode. TP adds two ring all-reduces of tokens × hidden bf16
 // values per layer over the one-way link bandwidth × InterconnectEfficiency
 // (HostAllReduceEfficiency where NCCL stages them through host memory),
-// each with AllReduceLatencyUs.
+// each with AllReduceLatencyUs (HostAllReduceLatencyUs through the host).
 //
 // The CPU's part is the engine core's scheduling, input preparation and
 // output processing. Without async scheduling the GPU waits for it every
@@ -201,7 +201,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		// link; across servers the network card paces it (nodes.go).
 		oneWay, extraUs := c.allReduceLink()
 		perLayer := 2 * (2 * (tp - 1) / tp * h * 2) / oneWay * 1e9
-		latency := (k.AllReduceLatencyUs + extraUs) * 1e3
+		latency := (allReduceLatencyUs(c) + extraUs) * 1e3
 		s.arNsPerToken = perLayer * float64(m.Layers)
 		s.arFixedNs = 2 * latency * float64(m.Layers)
 		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*latency
@@ -241,6 +241,18 @@ func linkEfficiency(c *Config) float64 {
 		return c.Step.HostAllReduceEfficiency
 	}
 	return c.Step.InterconnectEfficiency
+}
+
+// allReduceLatencyUs is the fixed latency of one of c's all-reduces:
+// host_all_reduce_latency_us when NCCL stages them through host memory
+// (vllm/distributed/device_communicators/custom_all_reduce.py turns the
+// custom all-reduce off without GPU peer-to-peer), else
+// all_reduce_latency_us.
+func allReduceLatencyUs(c *Config) float64 {
+	if c.GPU.AllReduceViaHost && c.Step.HostAllReduceLatencyUs > 0 {
+		return c.Step.HostAllReduceLatencyUs
+	}
+	return c.Step.AllReduceLatencyUs
 }
 
 // setDrafter prices one drafting pass (see StepModel).

@@ -299,6 +299,26 @@ func TestAllReduceViaHost(t *testing.T) {
 	if m, _ := stepModelFor(t, nvlink); m.arNsPerToken != fast.arNsPerToken {
 		t.Errorf("peer-to-peer GPU priced by host efficiency: %v ns/token, want %v", m.arNsPerToken, fast.arNsPerToken)
 	}
+
+	// The latency likewise: host_all_reduce_latency_us where NCCL stages
+	// through the host, two a layer; unset, all_reduce_latency_us.
+	latency := func(viaHost bool, own, host float64) float64 {
+		c := cfg(0.8)
+		c.GPU.AllReduceViaHost = viaHost
+		c.GPU.Step.AllReduceLatencyUs, c.GPU.Step.HostAllReduceLatencyUs = own, host
+		m, _ := stepModelFor(t, c)
+		return m.arFixedNs
+	}
+	layers := float64(refModel(t, "qwen3-8b").Layers)
+	for _, tc := range []struct {
+		viaHost   bool
+		own, host float64
+		wantUs    float64
+	}{{true, 10, 40, 40}, {true, 10, 0, 10}, {false, 10, 40, 10}} {
+		if got := latency(tc.viaHost, tc.own, tc.host); math.Abs(got-2*layers*tc.wantUs*1e3) > 1e-6 {
+			t.Errorf("via host %v, latency %g, host latency %g: %g ns a step, want %g µs × 2 × %g layers", tc.viaHost, tc.own, tc.host, got, tc.wantUs, layers)
+		}
+	}
 }
 
 // TestPrefillFloor: the compute floor is 2 × active parameters × tokens at
