@@ -19,9 +19,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.094, MetricTTFT: 0.176, MetricThroughput: 0.124},
-	cv:     map[string]float64{MetricTPOT: 0.11, MetricTTFT: 0.198},
-	regime: 0.23,
+	mape:   map[string]float64{MetricTPOT: 0.093, MetricTTFT: 0.173, MetricThroughput: 0.114},
+	cv:     map[string]float64{MetricTPOT: 0.109, MetricTTFT: 0.195},
+	regime: 0.21,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
