@@ -17,15 +17,15 @@ import (
 // workload and a load, and what the client measured there
 // (testdata/measured/SCHEMA.md).
 type Record struct {
-	ID            string  `json:"id"`
-	Source        string  `json:"source"`
-	Ref           Ref     `json:"ref"`
-	Date          string  `json:"date,omitempty"`
-	Model         string  `json:"model"`
-	GPU           string  `json:"gpu"`
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Ref    Ref    `json:"ref"`
+	Date   string `json:"date,omitempty"`
+	Model  string `json:"model"`
+	GPU    string `json:"gpu"`
 	// GPUPublished is the source's own hardware line where GPU departs
 	// from it on measured evidence, given in Notes.
-	GPUPublished string `json:"gpu_published,omitempty"`
+	GPUPublished  string  `json:"gpu_published,omitempty"`
 	TP            int     `json:"tp"`
 	PP            int     `json:"pp"`
 	DP            int     `json:"dp"`
