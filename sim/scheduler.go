@@ -112,23 +112,26 @@ func (e *engine) schedule() bool {
 func (e *engine) add(s *seq, n, drafts int, decode bool) {
 	s.newTokens, s.drafts = n, drafts
 	e.batch.Add(s.computed, n, drafts, decode)
-	if decode {
-		e.batch.TPOTShare += s.tpotShare()
-	} else if s.firstToken < 0 {
-		e.batch.AwaitingFirst++
-	}
+	e.tally(s, decode, 1)
 }
 
 // unschedule takes back a request scheduled earlier in this step.
 func (e *engine) unschedule(s *seq) {
 	decode := s.decoding()
 	e.batch.remove(s.computed, s.newTokens, s.drafts, decode)
-	if decode {
-		e.batch.TPOTShare -= s.tpotShare()
-	} else if s.firstToken < 0 {
-		e.batch.AwaitingFirst--
-	}
+	e.tally(s, decode, -1)
 	s.newTokens, s.drafts = 0, 0
+}
+
+// tally adds sign (1 or −1) × s's part of the weights calibration's
+// gradients read: Batch.TPOTShare for a decode, Batch.AwaitingFirst for a
+// prefill before the first token.
+func (e *engine) tally(s *seq, decode bool, sign int) {
+	if decode {
+		e.batch.TPOTShare += float64(sign) * s.tpotShare()
+	} else if s.firstToken < 0 {
+		e.batch.AwaitingFirst += sign
+	}
 }
 
 // pickVictim chooses the request to preempt and its index in running: the
