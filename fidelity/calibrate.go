@@ -47,6 +47,18 @@ func priorOf(g profiles.GPU) profiles.StepCoefficients {
 // request).
 const apiServerCPUStartMs = 3
 
+// hostSmallAllReduceStart is where the fit starts NCCL's low-latency
+// protocol through host memory (sim/allreduce.go): 4% of the one-way
+// PCIe link and 5 µs a call, about what the corpus's A100 PCIe TP 2
+// decodes show (each token in a decode batch adds 0.4 to 1.0 ms a step
+// beyond what TP 1 adds, 1.1 to 1.8 GB/s of all-reduce traffic, while
+// their prefills move megabytes at ten times that). From zero the protocol
+// would never be the cheaper and the fit could not see it.
+const (
+	hostSmallAllReduceStartEfficiency = 0.04
+	hostSmallAllReduceStartLatencyUs  = 5
+)
+
 // fitIterations bounds the re-simulations of a fit; fitConverged is the
 // largest relative move of a prediction at which it stops.
 const (
@@ -98,6 +110,8 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		}
 		onlyWhereSeen(viaHost, &s.HostAllReduceEfficiency, s.InterconnectEfficiency)
 		onlyWhereSeen(viaHost, &s.HostAllReduceLatencyUs, s.AllReduceLatencyUs)
+		onlyWhereSeen(viaHost, &s.HostSmallAllReduceEfficiency, hostSmallAllReduceStartEfficiency)
+		onlyWhereSeen(viaHost, &s.HostSmallAllReduceLatencyUs, hostSmallAllReduceStartLatencyUs)
 		onlyWhereSeen(triton, &s.TritonAttentionComputeEfficiency, s.AttentionComputeEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertBandwidthEfficiency, s.ExpertBandwidthEfficiency)
 		onlyWhereSeen(int4, &s.INT4ExpertComputeEfficiency, s.ExpertComputeEfficiency)
@@ -113,7 +127,7 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 		onlyWhereSeen(harmony, &s.HarmonyAPIServerCPUMs, s.APIServerCPUMs)
 	}
 	// Overheads whose terms the group's points cannot have: held at 0.
-	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony, "host_all_reduce_latency_us": !viaHost}
+	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony, "host_all_reduce_latency_us": !viaHost, "host_small_all_reduce_latency_us": !viaHost}
 	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
 	for k, p := range params {
 		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency

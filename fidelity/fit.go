@@ -164,7 +164,7 @@ const (
 // paramScale is the size a parameter whose prior is 0 is measured
 // against in the ridge: a typical value.
 var paramScale = map[string]float64{
-	"step_overhead_ms": 1, "per_request_overhead_us": 20, "all_reduce_latency_us": 10, "host_all_reduce_latency_us": 10,
+	"step_overhead_ms": 1, "per_request_overhead_us": 20, "all_reduce_latency_us": 10, "host_all_reduce_latency_us": 10, "host_small_all_reduce_latency_us": 10,
 	"per_layer_overhead_us": 30, "api_request_overhead_ms": 10, "api_prompt_token_us": 5,
 	"moe_layer_overhead_us": 30, "mla_layer_overhead_us": 30, "activation_io_per_layer": 10, "per_request_gpu_us": 5, "api_server_cpu_ms": 10, "api_server_harmony_cpu_ms": 10,
 }

@@ -429,7 +429,7 @@ func TestA100LongPromptsQueueOnMemory(t *testing.T) {
 }
 
 // TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency and
-// host_all_reduce_latency_us are free parameters of a group that has a GPU
+// host_all_reduce_latency_us (and the low-latency protocol's pair) are free parameters of a group that has a GPU
 // staging its all-reduces through host memory (starting, when unset, from
 // interconnect_efficiency and all_reduce_latency_us), and left out of any
 // other group's fit.
@@ -456,6 +456,21 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 		}
 		if want := map[bool]float64{false: 0, true: 12}[viaHost]; g.x[l] != want {
 			t.Errorf("via host %v: latency starts at %g, want %g", viaHost, g.x[l], want)
+		}
+		// NCCL's low-latency protocol: free with such a point, starting
+		// where it is the cheaper for a decode (sim/allreduce.go).
+		for _, name := range []string{"host_small_all_reduce_efficiency", "host_small_all_reduce_latency_us"} {
+			m := slices.IndexFunc(params, func(p param) bool { return p.name == name })
+			if m < 0 {
+				t.Fatalf("%s is not a fit parameter", name)
+			}
+			want := map[string]float64{"host_small_all_reduce_efficiency": 1 / hostSmallAllReduceStartEfficiency, "host_small_all_reduce_latency_us": hostSmallAllReduceStartLatencyUs}[name]
+			if !viaHost {
+				want = 0
+			}
+			if g.free[m] != viaHost || g.x[m] != want {
+				t.Errorf("via host %v: %s free %v, starts at %g; want free %v at %g", viaHost, name, g.free[m], g.x[m], viaHost, want)
+			}
 		}
 	}
 }

@@ -118,6 +118,16 @@ type StepCoefficients struct {
 	// copies each chunk to the host and back, a path with its own fixed
 	// cost; 0 means AllReduceLatencyUs.
 	HostAllReduceLatencyUs float64 `yaml:"host_all_reduce_latency_us,omitempty" json:"host_all_reduce_latency_us,omitempty"`
+	// HostSmallAllReduceEfficiency and HostSmallAllReduceLatencyUs are
+	// NCCL's other protocol through host memory: for every call NCCL picks
+	// the protocol its cost model says is fastest (nccl src/graph/tuning.cc),
+	// and its low-latency protocols (LL, LL128: flag-carrying stores the
+	// peer polls) start sooner but move each byte slower than the Simple
+	// protocol that the two fields above price. A decode step's small
+	// all-reduces take the first, a prefill's megabytes the second, so an
+	// all-reduce costs the cheaper of the two. 0 leaves one protocol.
+	HostSmallAllReduceEfficiency float64 `yaml:"host_small_all_reduce_efficiency,omitempty" json:"host_small_all_reduce_efficiency,omitempty"`
+	HostSmallAllReduceLatencyUs  float64 `yaml:"host_small_all_reduce_latency_us,omitempty" json:"host_small_all_reduce_latency_us,omitempty"`
 	// PerLayerOverheadUs is the GPU time each decoder layer adds to a step
 	// beyond its bytes and FLOPs, in microseconds: the floor of its dozen
 	// kernels (norms, rotary embedding, activation quantisation, the

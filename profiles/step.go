@@ -35,6 +35,8 @@ var StepFields = []StepField{
 	{"network_efficiency", func(s *StepCoefficients) *float64 { return &s.NetworkEfficiency }},
 	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
 	{"host_all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.HostAllReduceLatencyUs }},
+	{"host_small_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostSmallAllReduceEfficiency }},
+	{"host_small_all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.HostSmallAllReduceLatencyUs }},
 	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
 	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
 	{"mla_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MLALayerOverheadUs }},

@@ -79,6 +79,8 @@ func (s StepCoefficients) problems(partial bool, prefix string) []error {
 	optional("network_efficiency", s.NetworkEfficiency)
 	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
 	p.nonNegative(prefix+"host_all_reduce_latency_us", s.HostAllReduceLatencyUs)
+	optional("host_small_all_reduce_efficiency", s.HostSmallAllReduceEfficiency)
+	p.nonNegative(prefix+"host_small_all_reduce_latency_us", s.HostSmallAllReduceLatencyUs)
 	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
 	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
 	p.nonNegative(prefix+"mla_layer_overhead_us", s.MLALayerOverheadUs)

@@ -85,7 +85,8 @@ type Batch struct {
 // request for decode. TP adds two ring all-reduces of tokens × hidden bf16
 // values per layer over the one-way link bandwidth × InterconnectEfficiency
 // (HostAllReduceEfficiency where NCCL stages them through host memory),
-// each with AllReduceLatencyUs (HostAllReduceLatencyUs through the host).
+// each with AllReduceLatencyUs (HostAllReduceLatencyUs through the host,
+// where NCCL's low-latency protocol may be the cheaper: allreduce.go).
 //
 // The CPU's part is the engine core's scheduling, input preparation and
 // output processing. Without async scheduling the GPU waits for it every
@@ -120,7 +121,7 @@ type StepModel struct {
 	linearNsPerToken, lmHeadNsPerToken float64 // dense layers' FLOPs per token, the LM head's per logit
 	expertNsPerToken                   float64 // the routed experts' FLOPs per token
 	attnFullNsPerPair, attnSWNsPerPair float64
-	arNsPerToken, arFixedNs            float64
+	ar                                 allReduce // every layer's all-reduces
 
 	draftPasses                        float64
 	draftLayerNs                       float64 // PerLayerOverheadUs × drafter layers, per pass
@@ -129,7 +130,7 @@ type StepModel struct {
 	draftKVBytes                       float64 // per context token, drafter layers
 	draftNsPerToken, draftAttnNsPerCtx float64 // per pass
 	draftPrefillNsPerToken             float64
-	draftARNsPerToken, draftARFixedNs  float64
+	draftAR                            allReduce // per pass
 
 	pp                          float64 // pipeline stages (pipeline.go)
 	xferNsPerToken, xferFixedNs float64 // one stage-to-stage activation transfer
@@ -197,14 +198,9 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
-		// Ring all-reduce moves 2(tp−1)/tp of the buffer over each one-way
-		// link; across servers the network card paces it (nodes.go).
-		oneWay, extraUs := c.allReduceLink()
-		perLayer := 2 * (2 * (tp - 1) / tp * h * 2) / oneWay * 1e9
-		latency := (allReduceLatencyUs(c) + extraUs) * 1e3
-		s.arNsPerToken = perLayer * float64(m.Layers)
-		s.arFixedNs = 2 * latency * float64(m.Layers)
-		s.draftARNsPerToken, s.draftARFixedNs = perLayer, 2*latency
+		layer := layerAllReduce(c)
+		s.ar = layer.times(float64(m.Layers), float64(m.Layers))
+		s.draftAR = layer
 	}
 	s.setDrafter(c, p, geom, linPeak, pair)
 	s.setPipeline(c)
@@ -230,29 +226,6 @@ func attentionEfficiency(c *Config) float64 {
 func (c *Config) TritonAttention() bool {
 	g := c.GPU.Generation
 	return c.Model.AttentionSinks && (g == "ampere" || g == "ada")
-}
-
-// linkEfficiency is the fraction of the one-way link bandwidth c's
-// all-reduces reach: host_all_reduce_efficiency when NCCL stages them
-// through host memory (profiles.GPU.AllReduceViaHost), else
-// interconnect_efficiency.
-func linkEfficiency(c *Config) float64 {
-	if c.GPU.AllReduceViaHost && c.Step.HostAllReduceEfficiency > 0 {
-		return c.Step.HostAllReduceEfficiency
-	}
-	return c.Step.InterconnectEfficiency
-}
-
-// allReduceLatencyUs is the fixed latency of one of c's all-reduces:
-// host_all_reduce_latency_us when NCCL stages them through host memory
-// (vllm/distributed/device_communicators/custom_all_reduce.py turns the
-// custom all-reduce off without GPU peer-to-peer), else
-// all_reduce_latency_us.
-func allReduceLatencyUs(c *Config) float64 {
-	if c.GPU.AllReduceViaHost && c.Step.HostAllReduceLatencyUs > 0 {
-		return c.Step.HostAllReduceLatencyUs
-	}
-	return c.Step.AllReduceLatencyUs
 }
 
 // setDrafter prices one drafting pass (see StepModel).
@@ -302,8 +275,7 @@ func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak
 		s.draftNsPerToken = (dp.activeNonEmbedding(d) + dHead) * dFlopNs
 		s.draftPrefillNsPerToken = dp.activeNonEmbedding(d) * dFlopNs
 		s.draftAttnNsPerCtx = attnFLOPsPerPair(d) / tp / (c.GPU.BF16TFLOPS * 1e12 * k.AttentionComputeEfficiency) * 1e9 * float64(d.Layers)
-		s.draftARNsPerToken *= float64(d.Layers*d.HiddenSize) / h
-		s.draftARFixedNs *= float64(d.Layers)
+		s.draftAR = s.draftAR.times(float64(d.Layers), float64(d.Layers*d.HiddenSize)/h)
 		s.draftLayerNs *= float64(d.Layers)
 	}
 }
@@ -364,7 +336,7 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 	experts := max(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*(t+s.epTokenSpread*math.Sqrt(t)))
 	attn := max((s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte,
 		s.attnFullNsPerPair*(pairs+ctx*q)+s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q))
-	return dense + experts + attn + s.actNsPerToken*t + s.arFixedNs + s.arNsPerToken*t + s.layerNs + s.perReqGPUNs*reqs
+	return dense + experts + attn + s.actNsPerToken*t + s.ar.ns(t) + s.layerNs + s.perReqGPUNs*reqs
 }
 
 // draftNs is the drafter's passes over the decoding requests (0 without a
@@ -377,7 +349,7 @@ func (s *StepModel) draftNs(l stepLoad) float64 {
 	dctx := l.ctx * n / l.reqs // the decoding requests' share of the context
 	dmem := s.draftBytes*s.weightNsPerByte + s.draftExpertBytes*s.experts(int(n))*s.expertNsPerByte + s.draftKVBytes*dctx*s.kvNsPerByte
 	dcomp := s.draftNsPerToken*n + s.draftAttnNsPerCtx*dctx
-	return s.draftPasses * (max(dmem, dcomp) + s.draftARFixedNs + s.draftARNsPerToken*n + s.draftLayerNs)
+	return s.draftPasses * (max(dmem, dcomp) + s.draftAR.ns(n) + s.draftLayerNs)
 }
 
 // experts is the expected number of distinct experts n tokens route to in

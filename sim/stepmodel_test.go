@@ -117,8 +117,8 @@ func TestTensorParallel(t *testing.T) {
 	if r := m1.denseBytes / m2.denseBytes; math.Abs(r-2) > 1e-9 {
 		t.Errorf("weights per GPU TP2/TP4 = %v; want 2", r)
 	}
-	if m1.arFixedNs <= 0 || m1.arNsPerToken <= 0 || m2.arNsPerToken <= m1.arNsPerToken {
-		t.Errorf("all-reduce terms: TP2 %v+%v/token, TP4 %v/token", m1.arFixedNs, m1.arNsPerToken, m2.arNsPerToken)
+	if m1.ar.fixedNs <= 0 || m1.ar.nsPerToken <= 0 || m2.ar.nsPerToken <= m1.ar.nsPerToken {
+		t.Errorf("all-reduce terms: TP2 %v+%v/token, TP4 %v/token", m1.ar.fixedNs, m1.ar.nsPerToken, m2.ar.nsPerToken)
 	}
 	b := Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000}
 	d2, d4 := m1.StepTime(&b), m2.StepTime(&b)
@@ -126,7 +126,7 @@ func TestTensorParallel(t *testing.T) {
 		t.Errorf("decode step TP2 %d ns, TP4 %d ns: want TP4 faster but not twice (all-reduce, overheads)", d2, d4)
 	}
 	m0, _ := stepModelFor(t, Config{Model: refModel(t, "llama-3.1-8b"), GPU: gpu})
-	if m0.arFixedNs != 0 || m0.arNsPerToken != 0 {
+	if m0.ar.fixedNs != 0 || m0.ar.nsPerToken != 0 {
 		t.Error("TP1 has all-reduce cost")
 	}
 }
@@ -288,16 +288,16 @@ func TestAllReduceViaHost(t *testing.T) {
 	if slow.StepTime(&prefill) <= fast.StepTime(&prefill) {
 		t.Errorf("prefill at host efficiency 0.2: %d ns, at 0.8: %d ns; want slower", slow.StepTime(&prefill), fast.StepTime(&prefill))
 	}
-	if r := slow.arNsPerToken / fast.arNsPerToken; math.Abs(r-4) > 1e-9 {
+	if r := slow.ar.nsPerToken / fast.ar.nsPerToken; math.Abs(r-4) > 1e-9 {
 		t.Errorf("all-reduce time per token 0.2 / 0.8 = %v; want 4", r)
 	}
-	if unset.arNsPerToken != fast.arNsPerToken {
-		t.Errorf("unset host efficiency: %v ns/token, want interconnect_efficiency's %v", unset.arNsPerToken, fast.arNsPerToken)
+	if unset.ar.nsPerToken != fast.ar.nsPerToken {
+		t.Errorf("unset host efficiency: %v ns/token, want interconnect_efficiency's %v", unset.ar.nsPerToken, fast.ar.nsPerToken)
 	}
 	nvlink := cfg(0.2)
 	nvlink.GPU.AllReduceViaHost = false
-	if m, _ := stepModelFor(t, nvlink); m.arNsPerToken != fast.arNsPerToken {
-		t.Errorf("peer-to-peer GPU priced by host efficiency: %v ns/token, want %v", m.arNsPerToken, fast.arNsPerToken)
+	if m, _ := stepModelFor(t, nvlink); m.ar.nsPerToken != fast.ar.nsPerToken {
+		t.Errorf("peer-to-peer GPU priced by host efficiency: %v ns/token, want %v", m.ar.nsPerToken, fast.ar.nsPerToken)
 	}
 
 	// The latency likewise: host_all_reduce_latency_us where NCCL stages
@@ -307,7 +307,7 @@ func TestAllReduceViaHost(t *testing.T) {
 		c.GPU.AllReduceViaHost = viaHost
 		c.GPU.Step.AllReduceLatencyUs, c.GPU.Step.HostAllReduceLatencyUs = own, host
 		m, _ := stepModelFor(t, c)
-		return m.arFixedNs
+		return m.ar.fixedNs
 	}
 	layers := float64(refModel(t, "qwen3-8b").Layers)
 	for _, tc := range []struct {
@@ -318,6 +318,50 @@ func TestAllReduceViaHost(t *testing.T) {
 		if got := latency(tc.viaHost, tc.own, tc.host); math.Abs(got-2*layers*tc.wantUs*1e3) > 1e-6 {
 			t.Errorf("via host %v, latency %g, host latency %g: %g ns a step, want %g µs × 2 × %g layers", tc.viaHost, tc.own, tc.host, got, tc.wantUs, layers)
 		}
+	}
+}
+
+// TestHostAllReduceProtocols: through host memory an all-reduce costs the
+// cheaper of NCCL's two protocols, so a lone decode's small all-reduces
+// take the low-latency one and a prefill's megabytes the Simple one; a
+// step never costs more than with either alone, and a GPU with
+// peer-to-peer ignores the low-latency coefficients.
+func TestHostAllReduceProtocols(t *testing.T) {
+	cfg := func(viaHost bool, smallEff float64) Config {
+		c := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-80g-pcie"), TensorParallelSize: 2}
+		c.GPU.AllReduceViaHost = viaHost
+		k := &c.GPU.Step
+		k.HostAllReduceEfficiency, k.HostAllReduceLatencyUs = 0.3, 40
+		k.HostSmallAllReduceEfficiency, k.HostSmallAllReduceLatencyUs = smallEff, 5
+		return c
+	}
+	both, _ := stepModelFor(t, cfg(true, 0.02))
+	simple, _ := stepModelFor(t, cfg(true, 0))
+	decode := Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000}
+	prefill := Batch{NumReqs: 1, PrefillTokens: 8192, PrefillAttnPairs: 8192 * 8193 / 2}
+	layers := float64(refModel(t, "qwen3-8b").Layers)
+	if got, want := both.ar.ns(1), 2*layers*5e3+both.ar.smallNsPerToken; math.Abs(got-want) > 1e-6 {
+		t.Errorf("lone decode's all-reduces: %g ns, want the low-latency protocol's %g", got, want)
+	}
+	if got, want := both.ar.ns(8192), simple.ar.ns(8192); got != want {
+		t.Errorf("8192-token prefill's all-reduces: %g ns, want Simple's %g", got, want)
+	}
+	if d, s := both.StepTime(&decode), simple.StepTime(&decode); d >= s {
+		t.Errorf("lone decode with the low-latency protocol: %d ns, Simple alone %d ns; want faster", d, s)
+	}
+	if p, s := both.StepTime(&prefill), simple.StepTime(&prefill); p != s {
+		t.Errorf("prefill with both protocols %d ns, Simple alone %d ns; want equal", p, s)
+	}
+	for tokens := 1.0; tokens <= 1<<14; tokens *= 2 {
+		got := both.ar.ns(tokens)
+		small := both.ar.smallFixedNs + both.ar.smallNsPerToken*tokens
+		if got != min(small, simple.ar.ns(tokens)) {
+			t.Errorf("%g tokens: %g ns, want the cheaper of %g and %g", tokens, got, small, simple.ar.ns(tokens))
+		}
+	}
+	p2p, _ := stepModelFor(t, cfg(false, 0.02))
+	if p2p.ar.smallNsPerToken != 0 {
+		t.Errorf("peer-to-peer GPU has a low-latency host protocol: %+v", p2p.ar)
 	}
 }
 
