@@ -312,7 +312,8 @@ func TestConfigEngineDefaults(t *testing.T) {
 
 // TestCacheHitExcludesTTFT: a TTFT faster than the GPUs can compute the
 // prompt is left out of the fit and the scoreboard with the reason; a
-// possible one is kept, a burst is held to (N+1)/2 floors, and a record
+// possible one is kept, a burst is held to (N+1)/2 floors, a single
+// prompt the client sent before as its test run is a hit, and a record
 // that declares its shared prefix is replayed with it, not judged.
 func TestCacheHitExcludesTTFT(t *testing.T) {
 	cat, err := profiles.Embedded()
@@ -343,6 +344,19 @@ func TestCacheHitExcludesTTFT(t *testing.T) {
 		}, true}, // 20.5 floors ≈ 230 ms
 		{"shared prefix declared", func(r *Record) { r.Workload.PrefixLen, r.Measured.TTFT = 700, Stat{Mean: 5} }, false},
 		{"repeated prompts declared", func(r *Record) { r.Workload.DistinctPrompts, r.Measured.TTFT = 4, Stat{Mean: 5} }, false},
+		// One prompt, already sent by the client's initial test run: a
+		// cache hit even above the floor; not with caching off, and not
+		// from a client that sends no test run.
+		{"one prompt after the test run", func(r *Record) {
+			r.Workload.NumPrompts, r.Workload.Client, r.Measured.TTFT = 1, "benchmark_serving.py", Stat{Mean: 60}
+		}, true},
+		{"one prompt, caching off", func(r *Record) {
+			off := false
+			r.Workload.NumPrompts, r.Workload.Client, r.Measured.TTFT, r.Engine.EnablePrefixCaching = 1, "vllm bench serve", Stat{Mean: 60}, &off
+		}, false},
+		{"one prompt, no test run", func(r *Record) {
+			r.Workload.NumPrompts, r.Workload.Client, r.Measured.TTFT = 1, "genai-perf", Stat{Mean: 60}
+		}, false},
 	} {
 		p := point(tc.edit)
 		why := p.excluded(MetricTTFT)
