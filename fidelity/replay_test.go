@@ -443,7 +443,8 @@ func TestA100LongPromptsQueueOnMemory(t *testing.T) {
 }
 
 // TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency and
-// host_all_reduce_latency_us (and the low-latency protocol's pair) are free parameters of a group that has a GPU
+// host_all_reduce_latency_us (and the low-latency protocol's pair, from
+// its own start) are free parameters of a group that has a GPU
 // staging its all-reduces through host memory (starting, when unset, from
 // interconnect_efficiency and all_reduce_latency_us), and left out of any
 // other group's fit.

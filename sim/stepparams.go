@@ -7,7 +7,7 @@ import (
 )
 
 // A StepParam is one step-time coefficient as a fit sees it. The step time
-// is a sum and maximum of terms each proportional to one parameter: the
+// is a sum, maximum and minimum of terms each proportional to one parameter: the
 // inverse of an efficiency (time ∝ 1/efficiency) or an overhead itself. In
 // those parameters the step time is homogeneous of degree one, so any
 // span of steps is the sum over parameters of parameter × its sensitivity:
@@ -66,7 +66,8 @@ func WithParams(s profiles.StepCoefficients, p []float64) profiles.StepCoefficie
 // sensitivityStep is the relative (efficiencies) or absolute (overheads, in
 // their units) change each step-time parameter is nudged by to measure
 // the step's sensitivity to it. The step time is piecewise linear in every
-// parameter (sums and maxima of linear terms), so a small finite
+// parameter (sums, maxima and minima of linear terms: the minimum is the
+// cheaper of two all-reduce protocols, allreduce.go), so a small finite
 // difference is its derivative unless the nudge carries a maximum across
 // its kink, where both sides would count: a nudge of 1e-7 does that to
 // about one step in ten million, and float64 keeps 8 digits of it.
