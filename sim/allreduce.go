@@ -26,10 +26,12 @@ func (a allReduce) ns(tokens float64) float64 {
 	return t
 }
 
-// times is a repeated over layers, each all-reduce of perToken times the
-// values: the same call count for both protocols, their bytes scaled.
-func (a allReduce) times(layers, perToken float64) allReduce {
-	return allReduce{a.fixedNs * layers, a.nsPerToken * perToken, a.smallFixedNs * layers, a.smallNsPerToken * perToken}
+// scaled is a made calls times as often, moving volume times its values
+// in all (layers; for a draft model, its layers × its hidden size over the
+// target's): latencies scale with the calls, per-token times with the
+// volume, for both protocols alike.
+func (a allReduce) scaled(calls, volume float64) allReduce {
+	return allReduce{a.fixedNs * calls, a.nsPerToken * volume, a.smallFixedNs * calls, a.smallNsPerToken * volume}
 }
 
 // layerAllReduce is one decoder layer's two all-reduces of c's hidden

@@ -200,7 +200,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
 		layer := layerAllReduce(c)
-		s.ar = layer.times(float64(m.Layers), float64(m.Layers))
+		s.ar = layer.scaled(float64(m.Layers), float64(m.Layers))
 		s.draftAR = layer
 	}
 	s.setDrafter(c, p, geom, linPeak, pair)
@@ -276,7 +276,7 @@ func (s *StepModel) setDrafter(c *Config, p paramSplit, geom kvGeometry, linPeak
 		s.draftNsPerToken = (dp.activeNonEmbedding(d) + dHead) * dFlopNs
 		s.draftPrefillNsPerToken = dp.activeNonEmbedding(d) * dFlopNs
 		s.draftAttnNsPerCtx = attnFLOPsPerPair(d) / tp / (c.GPU.BF16TFLOPS * 1e12 * k.AttentionComputeEfficiency) * 1e9 * float64(d.Layers)
-		s.draftAR = s.draftAR.times(float64(d.Layers), float64(d.Layers*d.HiddenSize)/h)
+		s.draftAR = s.draftAR.scaled(float64(d.Layers), float64(d.Layers*d.HiddenSize)/h)
 		s.draftLayerNs *= float64(d.Layers)
 	}
 }
