@@ -19,9 +19,9 @@ var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any regime with 20 points or more
 }{
-	mape:   map[string]float64{MetricTPOT: 0.093, MetricTTFT: 0.172, MetricThroughput: 0.111},
-	cv:     map[string]float64{MetricTPOT: 0.109, MetricTTFT: 0.194},
-	regime: 0.21,
+	mape:   map[string]float64{MetricTPOT: 0.092, MetricTTFT: 0.170, MetricThroughput: 0.111},
+	cv:     map[string]float64{MetricTPOT: 0.109, MetricTTFT: 0.190},
+	regime: 0.19,
 }
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
