@@ -18,8 +18,8 @@ func wholeCorpus(q float64) *profiles.ModelError {
 }
 
 // TestConfidenceBuysAReplica: a case known by hand. On 300 requests one
-// every 50 ms, TPOT p99 falls from about 30 ms on one replica to 15 on two
-// and 12 on three; with the SLO between two replicas' point and their
+// every 50 ms, TPOT p99 falls from about 24 ms on one replica to 14 on two
+// and 11 on three; with the SLO between two replicas' point and their
 // pessimistic edge (a model error of ×e^±0.2 at 90%), the point estimate
 // buys two replicas and 90% confidence three, at one replica's price more.
 func TestConfidenceBuysAReplica(t *testing.T) {
