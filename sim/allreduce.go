@@ -44,7 +44,7 @@ func layerAllReduce(c *Config) allReduce {
 	a := allReduce{fixedNs: 2 * (allReduceLatencyUs(c) + extraUs) * 1e3, nsPerToken: bytes / oneWay * 1e9}
 	if eff := c.Step.HostSmallAllReduceEfficiency; c.GPU.AllReduceViaHost && eff > 0 && c.tpNodes() <= 1 {
 		a.smallFixedNs = 2 * c.Step.HostSmallAllReduceLatencyUs * 1e3
-		a.smallNsPerToken = bytes / (c.GPU.InterconnectGBps / 2 * 1e9 * eff) * 1e9
+		a.smallNsPerToken = bytes / c.serverLinkAt(eff) * 1e9
 	}
 	return a
 }

@@ -62,9 +62,10 @@ func (c *Config) stageLink() (oneWayBps, extraLatencyUs float64) {
 
 // serverLinkBps is one way of a GPU's link to its peers in one server
 // (NVLink, or PCIe), at its efficiency.
-func (c *Config) serverLinkBps() float64 {
-	return c.GPU.InterconnectGBps / 2 * 1e9 * linkEfficiency(c)
-}
+func (c *Config) serverLinkBps() float64 { return c.serverLinkAt(linkEfficiency(c)) }
+
+// serverLinkAt is one way of that link at efficiency eff.
+func (c *Config) serverLinkAt(eff float64) float64 { return c.GPU.InterconnectGBps / 2 * 1e9 * eff }
 
 // networkBps is what a collective between servers moves a second, one
 // way: the slower of the server's own link and its network card, at
