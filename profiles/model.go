@@ -64,6 +64,14 @@ type Model struct {
 	// quantization_config.weight_block_size), which runs other GEMMs than
 	// per-tensor FP8 (block_fp8_compute_efficiency).
 	FP8BlockScaled bool `yaml:"fp8_block_scaled,omitempty"`
+	// NormAllReduces is the all-reduces a layer adds under tensor
+	// parallelism, beyond the two every layer has, because a normalisation
+	// spans the heads that TP shards: MiniMax-M2 normalises Q and K over
+	// all its heads, so each rank's sums of squares are all-reduced, one
+	// call of two fp32 values a token for both since vLLM PR #31493
+	// (vllm/model_executor/models/minimax_m2.py MiniMaxText01RMSNormTP.forward_qk,
+	// vllm/model_executor/layers/mamba/linear_attn.py).
+	NormAllReduces int `yaml:"norm_all_reduces,omitempty"`
 }
 
 // IsMLA reports whether the model uses multi-head latent attention.

@@ -112,6 +112,7 @@ func (m *Model) problems() []error {
 	p.positiveInt("vocab_size", m.VocabSize)
 	p.positiveInt("max_model_len", m.MaxModelLen)
 	p.nonNegativeInt("mtp_layers", m.MTPLayers)
+	p.nonNegativeInt("norm_all_reduces", m.NormAllReduces)
 
 	p.nonNegativeInt("kv_lora_rank", m.KVLoraRank)
 	if m.IsMLA() {

@@ -34,16 +34,19 @@ func (a allReduce) scaled(calls, volume float64) allReduce {
 	return allReduce{a.fixedNs * calls, a.nsPerToken * volume, a.smallFixedNs * calls, a.smallNsPerToken * volume}
 }
 
-// layerAllReduce is one decoder layer's two all-reduces of c's hidden
-// state (bf16): a ring moves 2(tp−1)/tp of the buffer over each one-way
-// link; across servers the network card paces it (nodes.go).
+// layerAllReduce is one decoder layer's all-reduces: two of c's hidden
+// state (bf16), after attention and after the MLP, plus the model's
+// normalisation all-reduces (profiles.Model.NormAllReduces: two fp32 sums
+// a token, all latency). A ring moves 2(tp−1)/tp of a buffer over each
+// one-way link; across servers the network card paces it (nodes.go).
 func layerAllReduce(c *Config) allReduce {
 	tp := float64(c.TensorParallelSize)
-	bytes := 2 * (2 * (tp - 1) / tp * float64(c.Model.HiddenSize) * 2)
+	calls, norms := 2+float64(c.Model.NormAllReduces), float64(c.Model.NormAllReduces)
+	bytes := 2 * (tp - 1) / tp * (2*float64(c.Model.HiddenSize)*2 + norms*2*4)
 	oneWay, extraUs := c.allReduceLink()
-	a := allReduce{fixedNs: 2 * (allReduceLatencyUs(c) + extraUs) * 1e3, nsPerToken: bytes / oneWay * 1e9}
+	a := allReduce{fixedNs: calls * (allReduceLatencyUs(c) + extraUs) * 1e3, nsPerToken: bytes / oneWay * 1e9}
 	if eff := c.Step.HostSmallAllReduceEfficiency; c.GPU.AllReduceViaHost && eff > 0 && c.tpNodes() <= 1 {
-		a.smallFixedNs = 2 * c.Step.HostSmallAllReduceLatencyUs * 1e3
+		a.smallFixedNs = calls * c.Step.HostSmallAllReduceLatencyUs * 1e3
 		a.smallNsPerToken = bytes / c.serverLinkAt(eff) * 1e9
 	}
 	return a

@@ -365,6 +365,39 @@ func TestHostAllReduceProtocols(t *testing.T) {
 	}
 }
 
+// TestNormAllReduces: MiniMax-M2's Q/K normalisation over every head adds
+// one all-reduce a layer under TP, a latency with next to no bytes (two
+// fp32 sums a token), and nothing at TP 1.
+func TestNormAllReduces(t *testing.T) {
+	gpu := refGPU(t, "h100-sxm")
+	model := refModel(t, "minimax-m2.5")
+	if model.NormAllReduces != 1 {
+		t.Fatalf("minimax-m2.5 norm_all_reduces %d, want 1 (qk_norm_type per_layer)", model.NormAllReduces)
+	}
+	plain := model
+	plain.NormAllReduces = 0
+	for _, tp := range []int{1, 4, 8} {
+		with, rc := stepModelFor(t, Config{Model: model, GPU: gpu, TensorParallelSize: tp})
+		without, _ := stepModelFor(t, Config{Model: plain, GPU: gpu, TensorParallelSize: tp})
+		decode := Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000}
+		extra := float64(with.StepTime(&decode) - without.StepTime(&decode))
+		want := 0.0
+		if tp > 1 {
+			want = float64(model.Layers) * rc.Step.AllReduceLatencyUs * 1e3
+		}
+		if math.Abs(extra-want) > 0.01*want+2 {
+			t.Errorf("TP %d: the norm all-reduces add %.0f ns to a lone decode, want %.0f (one latency a layer)", tp, extra, want)
+		}
+		if tp > 1 {
+			// A token's two fp32 sums against its two bf16 hidden states.
+			bytes := 8 / (4 * float64(model.HiddenSize)) * without.ar.nsPerToken * 1024
+			if d := with.ar.ns(1024) - without.ar.ns(1024) - want; math.Abs(d-bytes) > 1 {
+				t.Errorf("TP %d: 1,024 tokens' norm all-reduces cost %.0f ns beyond their latency, want %.0f", tp, d, bytes)
+			}
+		}
+	}
+}
+
 // TestPrefillFloor: the compute floor is 2 × active parameters × tokens at
 // the tensor-core peak over the replica's GPUs, and no step the model
 // prices for that prefill is shorter.
