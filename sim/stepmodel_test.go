@@ -398,6 +398,37 @@ func TestNormAllReduces(t *testing.T) {
 	}
 }
 
+// TestExpertOverlap: an MoE layer's grouped GEMMs hide only half the
+// shorter of their weight reads and FLOPs under the longer. A 256-request
+// MiniMax-M2.5 decode on H100 TP 4 reads every expert (memory-bound), yet
+// its experts' FLOPs still add half their time to the step, which a
+// roofline's max would not; a dense model's step has no such term.
+func TestExpertOverlap(t *testing.T) {
+	gpu := refGPU(t, "h100-sxm")
+	for _, tc := range []struct {
+		model string
+		moe   bool
+	}{{"minimax-m2.5", true}, {"qwen3-32b", false}} {
+		m, _ := stepModelFor(t, Config{Model: refModel(t, tc.model), GPU: gpu, TensorParallelSize: 4})
+		b := Batch{NumReqs: 256, DecodeReqs: 256, DecodeTokens: 256, ContextTokens: 256 * 1500}
+		l := loadOf(&b)
+		noFLOPs := *m
+		noFLOPs.expertNsPerToken = 0
+		got := m.passNs(l) - noFLOPs.passNs(l)
+		want := 0.0
+		if tc.moe {
+			mem, flops := m.expertBytes*m.experts(256)*m.expertNsPerByte, m.expertNsPerToken*256
+			if flops >= mem {
+				t.Fatalf("%s: 256 decodes' experts are not memory-bound (%.0f ns of FLOPs, %.0f of reads)", tc.model, flops, mem)
+			}
+			want = expertOverlapLoss * flops
+		}
+		if math.Abs(got-want) > 1e-6*max(want, 1) {
+			t.Errorf("%s: the experts' FLOPs add %.0f ns to a memory-bound step, want %.0f", tc.model, got, want)
+		}
+	}
+}
+
 // TestPrefillFloor: the compute floor is 2 × active parameters × tokens at
 // the tensor-core peak over the replica's GPUs, and no step the model
 // prices for that prefill is shorter.
