@@ -17,12 +17,20 @@ import (
 // README's fidelity section says which are met.
 var corpusBounds = struct {
 	mape, cv map[string]float64
-	regime   float64 // TPOT in any regime with 20 points or more
+	regime   float64 // TPOT in any row with 20 points or more (GPU, source, weights too)
+	// issueRegime is the issue's own target for TPOT in every regime of its
+	// kinds (concurrency, phase, architecture, TP) with 20 points or more:
+	// met since the grouped GEMMs' partial overlap (concurrency >= 256 14.5%).
+	issueRegime float64
 }{
-	mape:   map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.168, MetricThroughput: 0.105},
-	cv:     map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.196},
-	regime: 0.19,
+	mape:        map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.168, MetricThroughput: 0.105},
+	cv:          map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.196},
+	regime:      0.18,
+	issueRegime: 0.15,
 }
+
+// issueRegimeKinds are the regime kinds the issue names.
+var issueRegimeKinds = []string{"concurrency", "phase", "architecture", "tp"}
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
 // with the embedded profiles: the corpus is as large and as varied as the
@@ -74,8 +82,12 @@ func TestCorpusScoreboard(t *testing.T) {
 	var lines []string
 	for _, r := range sb.Regimes {
 		lines = append(lines, r.Kind+" "+r.Name+": TPOT "+pct(r.MAPE, MetricTPOT)+", cv "+pct(r.CVMAPE, MetricTPOT))
-		if r.N[MetricTPOT] >= 20 && r.MAPE[MetricTPOT] > corpusBounds.regime {
-			t.Errorf("%s %s (%d points): TPOT MAPE %.1f%%, above %.0f%%", r.Kind, r.Name, r.N[MetricTPOT], 100*r.MAPE[MetricTPOT], 100*corpusBounds.regime)
+		bound := corpusBounds.regime
+		if slices.Contains(issueRegimeKinds, r.Kind) {
+			bound = corpusBounds.issueRegime
+		}
+		if r.N[MetricTPOT] >= 20 && r.MAPE[MetricTPOT] > bound {
+			t.Errorf("%s %s (%d points): TPOT MAPE %.1f%%, above %.0f%%", r.Kind, r.Name, r.N[MetricTPOT], 100*r.MAPE[MetricTPOT], 100*bound)
 		}
 	}
 	t.Logf("corpus: %d of %d records replayed, %d sources; MAPE %v, cross-validated %v\n%s",
