@@ -41,7 +41,8 @@ func (a allReduce) scaled(calls, volume float64) allReduce {
 // one-way link; across servers the network card paces it (nodes.go).
 func layerAllReduce(c *Config) allReduce {
 	tp := float64(c.TensorParallelSize)
-	calls, norms := 2+float64(c.Model.NormAllReduces), float64(c.Model.NormAllReduces)
+	norms := float64(c.Model.NormAllReduces)
+	calls := 2 + norms
 	bytes := 2 * (tp - 1) / tp * (2*float64(c.Model.HiddenSize)*2 + norms*2*4)
 	oneWay, extraUs := c.allReduceLink()
 	a := allReduce{fixedNs: calls * (allReduceLatencyUs(c) + extraUs) * 1e3, nsPerToken: bytes / oneWay * 1e9}

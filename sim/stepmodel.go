@@ -349,7 +349,7 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 // the roofline's perfect overlap (0) and none (1). No kernel profile
 // separates the two, so the value is the corpus's: refitted with 0, 0.25,
 // 0.5 and 1, every in-sample error fell from 0 to 0.5 (TPOT 8.64% ->
-// 8.59%, TTFT 16.94% -> 16.69%, saturated throughput 10.75% -> 10.41%,
+// 8.59%, TTFT 16.94% -> 16.70%, saturated throughput 10.75% -> 10.41%,
 // concurrency >= 256 TPOT 15.1% -> 14.5%), and 1 cost TTFT a point.
 // A constant, not a fitted coefficient: the step time stays homogeneous of
 // degree one in the fitted ones (sim/stepparams.go).

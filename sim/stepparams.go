@@ -66,8 +66,9 @@ func WithParams(s profiles.StepCoefficients, p []float64) profiles.StepCoefficie
 // sensitivityStep is the relative (efficiencies) or absolute (overheads, in
 // their units) change each step-time parameter is nudged by to measure
 // the step's sensitivity to it. The step time is piecewise linear in every
-// parameter (sums, maxima and minima of linear terms: the minimum is the
-// cheaper of two all-reduce protocols, allreduce.go), so a small finite
+// parameter (sums, maxima and minima of linear terms: a minimum is the
+// cheaper of two all-reduce protocols, allreduce.go, or the shorter of a
+// grouped GEMM's two times, groupedGEMM), so a small finite
 // difference is its derivative unless the nudge carries a maximum across
 // its kink, where both sides would count: a nudge of 1e-7 does that to
 // about one step in ten million, and float64 keeps 8 digits of it.
