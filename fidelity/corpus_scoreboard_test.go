@@ -11,10 +11,12 @@ import (
 
 // The corpus error bounds this test holds the model to: the figures the
 // embedded fit reaches (profiles/data/step-fit.yaml), rounded up, a guard
-// against a change that makes the model worse. The issue's targets are
-// lower (TPOT 10 % overall and 15 % in every regime of 20 points or more,
-// TTFT 20 %, saturated throughput 10 %, cross-validated TPOT 15 %); the
-// README's fidelity section says which are met.
+// against a change that makes the model worse; saturated throughput is
+// held to the issue's own 10 %, met since the fit weighs it twice
+// (fidelity/fit.go metricWeights, which cost TTFT 0.3 points). The issue's
+// other targets are looser than these bounds (TPOT 10 % overall and 15 %
+// in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
+// 15 %); the README's fidelity section says which are met.
 var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any row with 20 points or more (GPU, source, weights too)
@@ -23,8 +25,8 @@ var corpusBounds = struct {
 	// met since the grouped GEMMs' partial overlap (concurrency >= 256 14.5%).
 	issueRegime float64
 }{
-	mape:        map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.168, MetricThroughput: 0.105},
-	cv:          map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.196},
+	mape:        map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.170, MetricThroughput: 0.100},
+	cv:          map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.198},
 	regime:      0.18,
 	issueRegime: 0.15,
 }
