@@ -18,8 +18,8 @@ const fitDigits = 4
 
 // StepFitsYAML is the scoreboard's fits as a profiles file (a step_fits:
 // list, as profiles/data/step-fit.yaml), headed by the fit's provenance:
-// the corpus, when, how many points of which sources, and the
-// cross-validated errors.
+// the corpus, when, how many points of which sources, how the metrics
+// weigh, and the cross-validated errors.
 func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) {
 	if len(sb.Fits) == 0 {
 		return nil, fmt.Errorf("no step fits to write")
@@ -39,10 +39,13 @@ on %s: %d load points replayed of %d records, from %d sources.
 Each generation's coefficients are fitted on its own points (efficiencies
 are fractions of each GPU's datasheet peaks, so a generation's GPUs share
 them); "all" is fitted on every point, for a GPU whose generation has none.
+Each point's relative errors weigh %g (TPOT), %g (saturated throughput)
+and %g (TTFT) in the fit, a Huber least squares (fidelity/fit.go).
 cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
 errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
+		metricWeights[MetricTPOT], metricWeights[MetricThroughput], metricWeights[MetricTTFT],
 		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
 	return profiles.EncodeYAML(struct {
 		StepFits []profiles.StepFit `yaml:"step_fits"`
