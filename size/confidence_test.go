@@ -18,7 +18,7 @@ func wholeCorpus(q float64) *profiles.ModelError {
 }
 
 // TestConfidenceBuysAReplica: a case known by hand. On 300 requests one
-// every 50 ms, TPOT p99 falls from about 24 ms on one replica to 14 on two
+// every 50 ms, TPOT p99 falls from about 25 ms on one replica to 14 on two
 // and 11 on three; with the SLO between two replicas' point and their
 // pessimistic edge (a model error of ×e^±0.2 at 90%), the point estimate
 // buys two replicas and 90% confidence three, at one replica's price more.
