@@ -88,12 +88,35 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLoadtest(cmd, &o) },
 	}
-	fs := cmd.Flags()
+	o.register(cmd.Flags())
+	useFlagGroups(cmd, loadtestFlagGroups)
+	return cmd
+}
+
+// register declares loadtest's flags; loadtestFlagGroups puts them under
+// --help's headings.
+func (o *loadtestOptions) register(fs *pflag.FlagSet) {
 	o.traffic.sweepable = true
 	o.traffic.register(fs)
 	o.whatIf.register(fs)
 	fs.StringVar(&o.profilesPath, "profiles", "", "extra traffic profiles: a YAML file or a directory of them")
 	fs.Int64Var(&o.seed, "seed", 0, "random seed of the synthetic traffic and prompts")
+	o.registerTarget(fs)
+	o.registerPacing(fs)
+	o.registerOutput(fs)
+	o.dataset.register(fs)
+	o.k8s.register(fs)
+	fs.StringVar(&o.shard, "shard", "", "send shard I of N of the schedule (I/N, from 0): every N-th request from the I-th, for N processes or pods that merge afterwards (thinkcap merge)")
+	fs.StringVar(&o.startAt, "start-at", "", "hold the schedule until this wall time (RFC 3339), so that shards begin together")
+	fs.BoolVar(&o.scrapeAllShards, "scrape-all-shards", false, "with --shard: every shard scrapes /metrics (default: shard 0 only)")
+	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
+	o.registerChecks(fs)
+	o.predict.register(fs)
+}
+
+// registerTarget declares the flags that say which server to drive and
+// how to talk to it.
+func (o *loadtestOptions) registerTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&o.url, "url", "", "the server's base URL, e.g. http://127.0.0.1:8000 (required)")
 	fs.StringVar(&o.model, "model", "", "the served model name, as in /v1/models (default: the server's only model)")
 	fs.StringVar(&o.endpoint, "endpoint", "chat", "chat (/v1/chat/completions) or completions (/v1/completions)")
@@ -102,35 +125,36 @@ The API key comes from the environment (--api-key-env) and is never written.`,
 	fs.DurationVar(&o.headerTimeout, "header-timeout", 60*time.Second, "most time to wait for response headers")
 	fs.DurationVar(&o.requestTimeout, "request-timeout", 30*time.Minute, "most time one request may take")
 	fs.DurationVar(&o.stallTimeout, "stall-timeout", loadgen.DefaultStallTimeout, "most silence of a stream after its first chunk: a server that froze mid-stream (0: no limit)")
+	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
+	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
+	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
+	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
+	fs.StringVar(&o.engine, "engine", "auto", "the server: auto (from its /v1/models or /metrics), vllm or sglang; recorded in metadata.json")
+}
+
+// registerPacing declares the flags that shape when requests are sent and
+// which of them are measured.
+func (o *loadtestOptions) registerPacing(fs *pflag.FlagSet) {
+	fs.StringVar(&o.warmup, "warmup", "0", "leave out of the statistics the first N requests (100) or those scheduled in the first D (30s)")
+	fs.DurationVar(&o.duration, "duration", 0, "stop sending new requests after this long")
+	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
+	fs.StringVar(&o.rampUp, "ramp-up", "", "raise the load over a time, linear:30s or exponential:30s (from a hundredth): an open loop's schedule stretched onto it, a closed loop's concurrency grown along it; its requests are left out of the statistics, as warm-up")
+	fs.Float64Var(&o.maxRate, "max-rate", 0, "open loop: never send faster than this many requests/s, a ceiling over a replayed log's bursts (held-back requests are late and counted so)")
+}
+
+// registerOutput declares the flags that say what is measured, kept and
+// shown.
+func (o *loadtestOptions) registerOutput(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", time.Second, "how often to scrape /metrics (0: never)")
 	fs.StringVar(&o.out, "out", "", "run directory (default thinkcap-loadtest-YYYYMMDD-HHMMSS); one holding a run is kept unless --force")
 	fs.BoolVar(&o.force, "force", false, "overwrite the run in an existing --out directory")
 	fs.DurationVar(&o.progressEvery, "progress-interval", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: never)")
-	fs.StringVar(&o.warmup, "warmup", "0", "leave out of the statistics the first N requests (100) or those scheduled in the first D (30s)")
-	fs.DurationVar(&o.duration, "duration", 0, "stop sending new requests after this long")
-	fs.IntVar(&o.maxInFlight, "max-in-flight", 0, "open loop: cap on requests in flight (0: none)")
 	fs.Float64Var(&o.saveText, "save-text", 0, "fraction of requests whose prompt and generated text is stored (default none)")
-	fs.StringVar(&o.forceLength, "force-length", "auto", "send min_tokens = max_tokens and ignore_eos: auto (on except gpt-oss), on, off")
-	fs.BoolVar(&o.noParser, "no-reasoning-parser", false, "the server has no --reasoning-parser: find <think>...</think> in the content")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
-	fs.StringArrayVar(&o.headers, "header", nil, "KEY=VALUE (or \"Key: value\") sent with every request, the preflight and the scrapes; VALUE env:NAME reads NAME from the environment; values are never written (repeatable)")
-	fs.StringVar(&o.extraBody, "extra-body", "", "a JSON object merged into every request body: sampling parameters, chat_template_kwargs, vendor fields (its keys win over thinkcap's)")
-	o.dataset.register(fs)
-	o.k8s.register(fs)
-	fs.StringVar(&o.shard, "shard", "", "send shard I of N of the schedule (I/N, from 0): every N-th request from the I-th, for N processes or pods that merge afterwards (thinkcap merge)")
-	fs.StringVar(&o.startAt, "start-at", "", "hold the schedule until this wall time (RFC 3339), so that shards begin together")
-	fs.BoolVar(&o.scrapeAllShards, "scrape-all-shards", false, "with --shard: every shard scrapes /metrics (default: shard 0 only)")
-	fs.StringVar(&o.engine, "engine", "auto", "the server: auto (from its /v1/models or /metrics), vllm or sglang; recorded in metadata.json")
-	fs.StringVar(&o.rampUp, "ramp-up", "", "raise the load over a time, linear:30s or exponential:30s (from a hundredth): an open loop's schedule stretched onto it, a closed loop's concurrency grown along it; its requests are left out of the statistics, as warm-up")
-	fs.Float64Var(&o.maxRate, "max-rate", 0, "open loop: never send faster than this many requests/s, a ceiling over a replayed log's bursts (held-back requests are late and counted so)")
-	fs.IntVar(&o.sweepN, "sweep", 0, "GuideLLM's sweep: a synchronous run (concurrency 1), a throughput run (every request at once), then N rates evenly between, one run directory each under --out")
 	fs.StringVar(&o.report, "report", "", "also write the run as one self-contained HTML file: the tables, thresholds, latency CDFs, KV usage, running and waiting, throughput over time")
-	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as `vllm bench serve --save-result` does (its keys and units), for the scripts and dashboards that read those")
+	fs.StringVar(&o.saveResult, "save-result", "", "also write the run as vllm bench serve --save-result does (its keys and units), for the scripts and dashboards that read those")
 	fs.StringArrayVar(&o.metadata, "metadata", nil, "KEY=VALUE recorded in the --save-result file, as vllm bench serve's --metadata (repeatable)")
 	fs.Float64SliceVar(&o.percentiles, "percentiles", nil, "latency percentiles to report, e.g. 50,90,95,99,99.9, with min, max and std, in the table, summary.json and the --save-result file (default: mean, p50, p90, p99; vLLM's 99 in --save-result)")
-	o.registerChecks(fs)
-	o.predict.register(fs)
-	return cmd
 }
 
 // registerChecks declares the flags that decide whether a load test may
