@@ -9,10 +9,6 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -59,7 +55,7 @@ const (
 )
 
 // K8sJob is the Job for o, its shards starting StartDelay after now.
-func K8sJob(o K8sJobOptions, now time.Time) (*batchv1.Job, error) {
+func K8sJob(o K8sJobOptions, now time.Time) (*K8sJobManifest, error) {
 	if o.Name == "" || strings.ToLower(o.Name) != o.Name || strings.ContainsAny(o.Name, " _./") {
 		return nil, fmt.Errorf("--k8s-job %q: a Kubernetes name: lower case letters, digits and '-'", o.Name)
 	}
@@ -81,51 +77,40 @@ func K8sJob(o K8sJobOptions, now time.Time) (*batchv1.Job, error) {
 		"--start-at", start.Format(time.RFC3339), "--out", "/results/shard-$(JOB_COMPLETION_INDEX)")
 
 	perPod := max(o.Streams/o.Shards, 1)
-	memory := resource.NewQuantity(int64(baseMemory+perPod*bytesPerStream), resource.BinarySI)
+	memory := int64(baseMemory + perPod*bytesPerStream)
 	cpuMilli := int64(math.Ceil(1000 * max(o.TokensPerS/float64(o.Shards)/eventsPerCoreSec, 0.25)))
-	cpu := resource.NewMilliQuantity(cpuMilli, resource.DecimalSI)
-	optional := false
-	container := corev1.Container{
+	container := k8sContainer{
 		Name:  "thinkcap",
 		Image: o.Image,
 		Args:  args,
-		Env: []corev1.EnvVar{{
-			Name: o.APIKeyEnv,
-			ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-				LocalObjectReference: corev1.LocalObjectReference{Name: o.Secret}, Key: "api-key", Optional: &optional,
-			}},
+		Env: []k8sEnvVar{{
+			Name:      o.APIKeyEnv,
+			ValueFrom: k8sEnvSource{SecretKeyRef: k8sSecretKey{Name: o.Secret, Key: "api-key", Optional: false}},
 		}},
-		Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *memory},
-			Limits:   corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(2*memory.Value(), resource.BinarySI)},
+		Resources: k8sResources{
+			Requests: map[string]string{"cpu": milliQuantity(cpuMilli), "memory": byteQuantity(memory)},
+			Limits:   map[string]string{"memory": byteQuantity(2 * memory)},
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: "/results"}},
+		VolumeMounts: []k8sVolumeMount{{Name: "results", MountPath: "/results"}},
 	}
-	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.Claim},
-	}}}
+	volumes := []k8sVolume{{Name: "results", PersistentVolumeClaim: &k8sClaimRef{ClaimName: o.Claim}}}
 	if workload {
-		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: "/workload", ReadOnly: true})
-		volumes = append(volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.Name + "-workload"}},
-		}})
+		container.VolumeMounts = append(container.VolumeMounts, k8sVolumeMount{Name: "workload", MountPath: "/workload", ReadOnly: true})
+		volumes = append(volumes, k8sVolume{Name: "workload", ConfigMap: &k8sConfigMapRef{Name: o.Name + "-workload"}})
 	}
-	n := int32(o.Shards)
-	indexed := batchv1.IndexedCompletion
-	noRetry := int32(0)
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest"}},
-		Spec: batchv1.JobSpec{
-			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
+	return &K8sJobManifest{
+		APIVersion: "batch/v1", Kind: "Job",
+		Metadata: k8sObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest"}},
+		Spec: k8sJobSpec{
+			Completions: o.Shards, Parallelism: o.Shards, CompletionMode: "Indexed",
 			// A shard that fails is a result (its run directory says why),
 			// not a reason to send its requests twice.
-			BackoffLimit: &noRetry,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest", "job-name": o.Name}},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers:    []corev1.Container{container},
+			BackoffLimit: 0,
+			Template: k8sPodTemplate{
+				Metadata: k8sObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "thinkcap-loadtest", "job-name": o.Name}},
+				Spec: k8sPodSpec{
+					RestartPolicy: "Never",
+					Containers:    []k8sContainer{container},
 					Volumes:       volumes,
 				},
 			},
@@ -154,7 +139,7 @@ func jobArgs(args []string) ([]string, bool) {
 }
 
 // WriteK8sJob writes the Job as YAML, after comments giving the whole flow.
-func WriteK8sJob(w io.Writer, job *batchv1.Job, o K8sJobOptions) error {
+func WriteK8sJob(w io.Writer, job *K8sJobManifest, o K8sJobOptions) error {
 	b, err := yaml.Marshal(job)
 	if err != nil {
 		return err
