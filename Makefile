@@ -19,7 +19,7 @@ test:
 
 # Speed and memory targets (README quotes the latest figures).
 bench:
-	$(GO) test -run '^$$' -bench 'Simulate' -benchmem -benchtime $(BENCHTIME) -timeout 20m ./sim
+	$(GO) test -run '^$$' -bench 'Simulate' -benchmem -benchtime $(BENCHTIME) -timeout 20m ./sim ./scenario
 	$(GO) test -run '^$$' -bench . -skip 'Simulate' -benchmem -timeout 20m ./...
 
 lint:

@@ -46,6 +46,11 @@ type Report struct {
 	acc *analysis.Accumulator
 }
 
+// Accumulator is the streaming summary of the results when they were not
+// kept (Options.DiscardResults); nil otherwise. A run of several pools
+// merges its pools' accumulators into one summary.
+func (rep *Report) Accumulator() *analysis.Accumulator { return rep.acc }
+
 // Quantiles is a four-number summary in seconds.
 type Quantiles struct {
 	Mean, P50, P90, P99 float64

@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/thinkcap/thinkcap/analysis"
 )
@@ -57,21 +56,6 @@ func speculativeString(sc *SpeculativeConfig) string {
 	}
 	b, _ := json.Marshal(sc)
 	return string(b)
-}
-
-// WriteSummaryTable writes a simulation's summary as tables: the whole run,
-// then each pool's.
-func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
-	if err := analysis.WriteTable(w, &s); err != nil {
-		return err
-	}
-	for i := range s.Pools {
-		fmt.Fprintf(w, "\npool %q\n", s.Pools[i].Pool)
-		if err := analysis.WriteTable(w, &s.Pools[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // CapacityTable is `thinkcap capacity`'s table: the deployment, then the

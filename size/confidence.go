@@ -8,19 +8,20 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 // Confidence makes a search buy a stated confidence: each candidate's
 // replicas are the fewest at which every SLO holds at the pessimistic edge
-// of its interval (sim.ModelIntervals: chance over Seeds draws of the
+// of its interval (scenario.ModelIntervals: chance over Seeds draws of the
 // traffic, widened by the step model's measured error, Options.ModelError),
 // not at the point estimate. Zero Level: point estimates, as without it.
 type Confidence struct {
 	Level float64 // e.g. 0.9
 	// Seeds is how many draws of the traffic, the search's own included
-	// (default sim.DefaultSeeds); Redraw gives draw k ≥ 1 of it (nil or one
+	// (default scenario.DefaultSeeds); Redraw gives draw k ≥ 1 of it (nil or one
 	// seed: the model's error alone).
 	Seeds  int
 	Redraw func(draw int) ([]workload.Request, error)
@@ -49,7 +50,7 @@ func (c *Confidence) draws() ([][]workload.Request, error) {
 	c.once.Do(func() {
 		seeds := c.Seeds
 		if seeds == 0 {
-			seeds = sim.DefaultSeeds
+			seeds = scenario.DefaultSeeds
 		}
 		if c.Redraw == nil {
 			return
@@ -88,7 +89,7 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 	if err != nil {
 		return 0, Measurement{}, nil, nil, err
 	}
-	prompt, output := sim.TrafficMeans(reqs)
+	prompt, output := scenario.TrafficMeans(reqs)
 	phase := profiles.PhaseRegime(prompt, output)
 	prevWorst := math.Inf(1)
 	for n = r; n <= rn.opt.MaxReplicas; n++ {
@@ -125,8 +126,8 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 				tr = analysis.PredictionInterval(vals, c.Level)
 			}
 			reg := profiles.ErrorRegime{Concurrency: conc, Phase: phase, Generation: rn.cfg.GPU.Generation}
-			lo, mid, hi, _, ok := rn.opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), reg, c.Level)
-			iv := sim.Widen(p, tr, lo, mid, hi, ok)
+			lo, mid, hi, _, ok := rn.opt.ModelError.Band(scenario.FigureMetric(s.Metric, &m.Latencies), reg, c.Level)
+			iv := scenario.Widen(p, tr, lo, mid, hi, ok)
 			edges = append(edges, Edge{SLO: s.String(), LimitS: s.LimitS, PointS: p, LoS: iv[0], HiS: iv[1]})
 			worst = max(worst, iv[1]/s.LimitS)
 			if iv[1] > s.LimitS {
@@ -145,18 +146,18 @@ func confident(rn *runner, reqs []workload.Request, r int, t trafficInfo) (n int
 // statistic: the model's error alone (the curve is one draw of the
 // traffic), in the regime of one replica at that rate.
 func curveBand(opt *Options, m *Measurement, ratePerS float64, phase, generation string) (lo, hi float64) {
-	level := sim.DefaultConfidence
+	level := scenario.DefaultConfidence
 	if opt.Confidence != nil && opt.Confidence.Level > 0 {
 		level = opt.Confidence.Level
 	}
 	s := opt.SLOs[0]
 	conc := profiles.ConcurrencyRegime(ratePerS * m.Latencies.E2E.Mean)
 	reg := profiles.ErrorRegime{Concurrency: conc, Phase: phase, Generation: generation}
-	qlo, mid, qhi, _, ok := opt.ModelError.Band(sim.FigureMetric(s.Metric, &m.Latencies), reg, level)
+	qlo, mid, qhi, _, ok := opt.ModelError.Band(scenario.FigureMetric(s.Metric, &m.Latencies), reg, level)
 	if !ok {
 		return 0, 0
 	}
 	p := s.Of(m.Latencies)
-	r := sim.Widen(p, analysis.Range{p, p}, qlo, mid, qhi, true)
+	r := scenario.Widen(p, analysis.Range{p, p}, qlo, mid, qhi, true)
 	return r[0], r[1]
 }

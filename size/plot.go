@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/scenario"
 )
 
 // WritePlot draws the capacity curves as a PNG: for each passing candidate,
@@ -107,5 +107,5 @@ func bandLevel(r *Result) float64 {
 	if r.Confidence > 0 {
 		return r.Confidence
 	}
-	return sim.DefaultConfidence
+	return scenario.DefaultConfidence
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -397,7 +398,7 @@ type CurvePoint struct {
 func maxRate(rn *runner, reqs []workload.Request, guess float64) (float64, []CurvePoint, error) {
 	opt := rn.opt
 	scaled := make([]workload.Request, len(reqs))
-	prompt, output := sim.TrafficMeans(reqs)
+	prompt, output := scenario.TrafficMeans(reqs)
 	phase := profiles.PhaseRegime(prompt, output)
 	var curve []CurvePoint
 	passes := func(rate float64) (bool, error) {

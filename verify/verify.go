@@ -5,6 +5,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -62,7 +63,7 @@ var modelError = sync.OnceValue(func() *profiles.ModelError {
 })
 
 // predictionIntervals are the prediction's figures at
-// sim.DefaultConfidence widened by the step model's error on real vLLM
+// scenario.DefaultConfidence widened by the step model's error on real vLLM
 // runs in the run's regime. The traffic is the run's own, replayed as
 // sent: there is no chance of it to redraw.
 func predictionIntervals(cfg *sim.Config, p *Prediction) *analysis.Intervals {
@@ -75,6 +76,6 @@ func predictionIntervals(cfg *sim.Config, p *Prediction) *analysis.Intervals {
 	if n := float64(len(p.PredictedResults)); n > 0 {
 		prompt, output = prompt/n, output/n
 	}
-	reg := sim.RegimeOf(&p.Predicted, max(cfg.Replicas, 1), prompt, output, false, cfg.GPU.Generation)
-	return sim.ModelIntervals(p.Predicted, nil, 1, modelError(), reg, sim.DefaultConfidence)
+	reg := scenario.RegimeOf(&p.Predicted, max(cfg.Replicas, 1), prompt, output, false, cfg.GPU.Generation)
+	return scenario.ModelIntervals(p.Predicted, nil, 1, modelError(), reg, scenario.DefaultConfidence)
 }

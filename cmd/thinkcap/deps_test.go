@@ -19,11 +19,12 @@ var allowedImports = map[string][]string{
 	"workload":        {"profiles", "internal/jsonscan"},
 	"analysis":        {"workload", "profiles"}, // profiles: fit writes a traffic profile
 	"sim":             {"workload", "profiles", "analysis"},
+	"scenario":        {"sim", "workload", "profiles", "analysis"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
-	"size":            {"sim", "workload", "profiles", "analysis"},
-	"verify":          {"sim", "workload", "profiles", "analysis", "loadgen"},
+	"size":            {"sim", "scenario", "workload", "profiles", "analysis"},
+	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "loadgen"},
 	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
@@ -38,6 +39,7 @@ var allowedImports = map[string][]string{
 // forbiddenStd keeps I/O-heavy standard packages out of the simulator.
 var forbiddenStd = map[string][]string{
 	"sim":      {"net/http", "net"},
+	"scenario": {"net/http", "net"},
 	"analysis": {"net/http"},
 }
 

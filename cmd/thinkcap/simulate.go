@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/internal/progress"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -53,15 +54,15 @@ the seed tutorial's three effort modes mixed 70/25/5.`,
 	fs.StringVar(&o.resultsPath, "results", "", "write per-request result records (JSONL) to this file")
 	fs.StringVar(&o.timelinePath, "timeline", "", "write KV usage, running, waiting and preemptions over time (CSV) to this file")
 	fs.Float64Var(&o.timelineInterval, "timeline-interval", 1, "simulated seconds between timeline samples")
-	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic the intervals' chance part comes from (synthetic traffic regenerated, a log resampled by blocks of time); 0: %d for runs of up to %d requests, 1 beyond", sim.DefaultSeeds, sim.AutoSeedsMaxRequests))
-	fs.Float64Var(&o.confidence, "confidence", sim.DefaultConfidence, "the intervals' confidence, from 0.5 to 0.98: chance over --seeds draws and the step model's measured error on real vLLM runs")
+	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic the intervals' chance part comes from (synthetic traffic regenerated, a log resampled by blocks of time); 0: %d for runs of up to %d requests, 1 beyond", scenario.DefaultSeeds, scenario.AutoSeedsMaxRequests))
+	fs.Float64Var(&o.confidence, "confidence", scenario.DefaultConfidence, "the intervals' confidence, from 0.5 to 0.98: chance over --seeds draws and the step model's measured error on real vLLM runs")
 	return cmd
 }
 
 // options are the flags as the simulator's options; progress bars and the
 // log reader's warnings go to errOut.
-func (o *simulateOptions) options(errOut io.Writer) sim.SimulateOptions {
-	return sim.SimulateOptions{
+func (o *simulateOptions) options(errOut io.Writer) scenario.SimulateOptions {
+	return scenario.SimulateOptions{
 		Deployment: o.dep.options(), Traffic: o.traffic.options(),
 		WhatIf: o.whatIf.options(), Route: o.whatIf.routeOptions(),
 		TimelineIntervalS: o.timelineInterval, Timeline: o.timelinePath != "", Warn: errOut,
@@ -98,7 +99,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 		}
 		opts.Results = results.write
 	}
-	run, err := sim.Simulate(cat, opts)
+	run, err := scenario.Simulate(cat, opts)
 	if err != nil {
 		results.discard()
 		return badInput(err)
@@ -114,5 +115,5 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 	}
-	return writeOutput(cmd.OutOrStdout(), o.output, run.Summary, sim.WriteSummaryTable)
+	return writeOutput(cmd.OutOrStdout(), o.output, run.Summary, scenario.WriteSummaryTable)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/internal/progress"
-	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/size"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -142,7 +142,7 @@ func (o *sizeOptions) register(fs *pflag.FlagSet, byHour bool) {
 		return
 	}
 	fs.Float64Var(&o.confidence, "confidence", 0, "hold every SLO at the pessimistic edge of its interval at this confidence (e.g. 0.9: chance over --seeds draws of the traffic and the step model's measured error on real vLLM runs), and show what the point estimate would have bought; 0: point estimates")
-	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic behind --confidence's intervals (0: %d)", sim.DefaultSeeds))
+	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic behind --confidence's intervals (0: %d)", scenario.DefaultSeeds))
 	fs.BoolVar(&o.byHour, "by-hour", false, "plan a day of traffic hour by hour: the deployment chosen at the busiest hour, each hour's fewest replicas, an autoscaler replayed over the day, and the day's cost three ways")
 	o.scale.register(fs)
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -47,8 +47,8 @@ func (f *whatIfFlags) options() workload.WhatIfOptions {
 }
 
 // routeOptions are the --route flags as the simulator's route options.
-func (f *whatIfFlags) routeOptions() sim.RouteOptions {
-	return sim.RouteOptions{
+func (f *whatIfFlags) routeOptions() scenario.RouteOptions {
+	return scenario.RouteOptions{
 		Route: f.route, Model: f.routeModel, GPU: f.routeGPU,
 		TensorParallelSize: f.routeTP, Replicas: f.routeReplicas, Given: changed(f.set),
 	}

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"encoding/json"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 func intervalOptions(seeds int) SimulateOptions {
 	return SimulateOptions{
-		Deployment: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: Config{Seed: 3}},
+		Deployment: sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: sim.Config{Seed: 3}},
 		Traffic: workload.TrafficOptions{Requests: 300, RatePerS: 4, Arrival: "poisson",
 			Prompt: "lognormal:p50=600,p99=6000", Think: "lognormal:p50=800,p99=8000", Answer: "lognormal:p50=200,p99=900"},
 		Route:             RouteOptions{TensorParallelSize: 1, Replicas: 1},

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"errors"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 // SimulateOptions are a what-if simulation as `thinkcap simulate` runs it:
 // a deployment, its traffic, the what-if transforms and the routing.
 type SimulateOptions struct {
-	Deployment DeploymentOptions
+	Deployment sim.DeploymentOptions
 	Traffic    workload.TrafficOptions
 	WhatIf     workload.WhatIfOptions
 	Route      RouteOptions
@@ -92,7 +93,7 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := Options{Concurrency: o.Traffic.Concurrency, Timeline: o.Timeline, DiscardResults: true}
+	run := sim.Options{Concurrency: o.Traffic.Concurrency, Timeline: o.Timeline, DiscardResults: true}
 	run.Sink = o.Results
 	rep, err := RunPools(pools, PoolsOptions{Options: run, StartPool: o.StartPool})
 	if err != nil {

@@ -1,10 +1,12 @@
-package sim
+package scenario
 
 import (
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 // twoPools is a thinking pool of two replicas and a one-replica pool of a
@@ -12,8 +14,8 @@ import (
 func twoPools(t *testing.T) []Pool {
 	t.Helper()
 	g := refGPU(t, "h100-sxm")
-	main := Config{Model: refModel(t, "qwen3-8b"), GPU: g, Step: g.Step, Replicas: 2, TimelineIntervalS: 1}
-	small := Config{Model: refModel(t, "qwen3-1.7b"), GPU: g, Step: g.Step, Replicas: 1, TimelineIntervalS: 1}
+	main := sim.Config{Model: refModel(t, "qwen3-8b"), GPU: g, Step: g.Step, Replicas: 2, TimelineIntervalS: 1}
+	small := sim.Config{Model: refModel(t, "qwen3-1.7b"), GPU: g, Step: g.Step, Replicas: 1, TimelineIntervalS: 1}
 	return []Pool{
 		{Name: "thinking", Config: main, Requests: summaryTraffic(t, 40, 4, 1)},
 		{Name: "route", Config: small, Requests: summaryTraffic(t, 20, 2, 2)},
@@ -24,7 +26,7 @@ func TestRunPoolsMergesPools(t *testing.T) {
 	pools := twoPools(t)
 	var started, ended []string
 	rep, err := RunPools(pools, PoolsOptions{
-		Options: Options{Timeline: true},
+		Options: sim.Options{Timeline: true},
 		StartPool: func(pool string) (func(int, int), func()) {
 			started = append(started, pool)
 			return nil, func() { ended = append(ended, pool) }
@@ -80,7 +82,7 @@ func TestRunPoolsOnePoolIsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := Run(p[0].Config, p[0].Requests, Options{})
+	one, err := sim.Run(p[0].Config, p[0].Requests, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package sim
+package scenario
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -34,7 +35,7 @@ func (o *RouteOptions) Validate() error {
 		flag, bound string
 		v           int
 	}{{"route-tensor-parallel-size", "tensor-parallel-size", o.TensorParallelSize}, {"route-replicas", "replicas", o.Replicas}} {
-		if err := CheckFlag(r.bound, float64(r.v)); err != nil {
+		if err := sim.CheckFlag(r.bound, float64(r.v)); err != nil {
 			errs = append(errs, fmt.Errorf("--%s: %w", r.flag, err))
 		}
 	}
@@ -51,7 +52,7 @@ func (o *RouteOptions) Validate() error {
 // Pools are the pools the requests run on: the main deployment alone, or
 // with --route the main one ("thinking") and the route pool ("route"),
 // each with the requests the router sends it. main is dep's Config.
-func (o *RouteOptions) Pools(cat *profiles.Catalog, dep DeploymentOptions, main Config, reqs []workload.Request) ([]Pool, error) {
+func (o *RouteOptions) Pools(cat *profiles.Catalog, dep sim.DeploymentOptions, main sim.Config, reqs []workload.Request) ([]Pool, error) {
 	if o.Route == "" {
 		return []Pool{{Config: main, Requests: reqs}}, nil
 	}
@@ -69,16 +70,16 @@ func (o *RouteOptions) Pools(cat *profiles.Catalog, dep DeploymentOptions, main 
 
 // config is the route pool's deployment: the main one's options with the
 // pool's model, GPU and size.
-func (o *RouteOptions) config(cat *profiles.Catalog, dep DeploymentOptions) (Config, error) {
+func (o *RouteOptions) config(cat *profiles.Catalog, dep sim.DeploymentOptions) (sim.Config, error) {
 	if o.Model != "" {
 		if _, err := cat.Model(o.Model); err != nil {
-			return Config{}, fmt.Errorf("--route-model: %w", err)
+			return sim.Config{}, fmt.Errorf("--route-model: %w", err)
 		}
 		dep.Model = o.Model
 	}
 	if o.GPU != "" {
 		if _, err := cat.GPU(o.GPU); err != nil {
-			return Config{}, fmt.Errorf("--route-gpu: %w", err)
+			return sim.Config{}, fmt.Errorf("--route-gpu: %w", err)
 		}
 		dep.GPU = o.GPU
 	}

@@ -1,9 +1,10 @@
-package sim
+package scenario
 
 import (
 	"errors"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -12,14 +13,14 @@ import (
 // each pool on its own: the router decided beforehand who goes where.
 type Pool struct {
 	Name     string // in the summary's pools; the results of the first pool carry none
-	Config   Config
+	Config   sim.Config
 	Requests []workload.Request
 }
 
 // PoolsOptions control a run of pools.
 type PoolsOptions struct {
 	// Options is every pool's run; its Progress is replaced by StartPool's.
-	Options
+	sim.Options
 	// StartPool, if set, is called as each pool's run starts; it returns the
 	// run's Progress and a function called when the run ends.
 	StartPool func(pool string) (progress func(done, total int), end func())
@@ -28,13 +29,13 @@ type PoolsOptions struct {
 // PoolsReport is what a run of pools produced.
 type PoolsReport struct {
 	Pools   []Pool
-	Reports []*Report // by pool
+	Reports []*sim.Report // by pool
 	// Results are every pool's in pool order, each labelled with its pool
 	// (the first's unlabelled, as a run of one pool) and with replicas
 	// numbered across pools: the second pool's follow the first's. Empty
 	// with Options.DiscardResults; Options.Sink sees them so labelled.
 	Results  []workload.Result
-	Timeline []TimelineSample // the same replica numbering
+	Timeline []sim.TimelineSample // the same replica numbering
 }
 
 // RunPools simulates each pool and merges the results and timelines.
@@ -62,7 +63,7 @@ func RunPools(pools []Pool, opt PoolsOptions) (*PoolsReport, error) {
 		if opt.StartPool != nil {
 			run.Progress, end = opt.StartPool(p.Name)
 		}
-		rep, err := Run(p.Config, p.Requests, run)
+		rep, err := sim.Run(p.Config, p.Requests, run)
 		end()
 		if err != nil {
 			return nil, err
@@ -97,10 +98,10 @@ func (r *PoolsReport) Summary() analysis.Summary {
 		duration = max(duration, rep.DurationS)
 	}
 	var s analysis.Summary
-	if r.Reports[0].acc != nil {
+	if r.Reports[0].Accumulator() != nil {
 		var acc analysis.Accumulator
 		for _, rep := range r.Reports {
-			acc.Merge(rep.acc)
+			acc.Merge(rep.Accumulator())
 		}
 		s = acc.Summary("simulation", duration)
 	} else {

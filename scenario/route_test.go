@@ -1,9 +1,11 @@
-package sim
+package scenario
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 func TestRouteOptionsValidate(t *testing.T) {
@@ -48,10 +50,10 @@ func TestRouteOptionsValidate(t *testing.T) {
 
 func TestRoutePoolsConfig(t *testing.T) {
 	cat := refCatalog(t)
-	dep := DeploymentOptions{
+	dep := sim.DeploymentOptions{
 		Model: "qwen3-8b", GPU: "h100-sxm",
 		SpeculativeConfig: `{"method":"ngram","num_speculative_tokens":2}`,
-		Engine:            Config{TensorParallelSize: 1, Replicas: 2, MaxNumSeqs: 7, KVCacheDtype: "fp8", Seed: 3},
+		Engine:            sim.Config{TensorParallelSize: 1, Replicas: 2, MaxNumSeqs: 7, KVCacheDtype: "fp8", Seed: 3},
 	}
 	main, err := dep.Config(cat)
 	if err != nil {

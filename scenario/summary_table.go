@@ -1,0 +1,23 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/thinkcap/thinkcap/analysis"
+)
+
+// WriteSummaryTable writes a simulation's summary as tables: the whole run,
+// then each pool's.
+func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
+	if err := analysis.WriteTable(w, &s); err != nil {
+		return err
+	}
+	for i := range s.Pools {
+		fmt.Fprintf(w, "\npool %q\n", s.Pools[i].Pool)
+		if err := analysis.WriteTable(w, &s.Pools[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
