@@ -1,8 +1,10 @@
 // Package sim is thinkcap's deterministic discrete-event model of a vLLM
-// V1 cluster: per replica, the KV block pool with prefix caching, the
-// continuous-batching scheduler with chunked prefill and preemption by
-// recompute, speculative decoding, and a roofline step-time model; across
-// replicas, a router.
+// V1 deployment and its cost model: per replica, the KV block pool with
+// prefix caching, the continuous-batching scheduler with chunked prefill
+// and preemption by recompute, speculative decoding, and a roofline
+// step-time model; across replicas, a router and an autoscaler. Given a
+// resolved Config and a list of requests, Run replays them and returns a
+// Report; Live drives the same engine on the caller's clock.
 //
 // Read first:
 //   - run.go: Run, the entry point, and the cluster's event loop (arrivals
@@ -14,9 +16,18 @@
 //   - kvcache.go and blockpool.go: allocate_slots, prefix hits and the free
 //     queue, kept as counts and groups of blocks so memory grows with
 //     requests, never with tokens.
-//   - capacity.go: how many KV blocks vLLM would have (its startup log).
-//   - stepmodel.go: what one engine step costs on the GPU.
+//   - capacity.go, memory.go and weights.go: how many KV blocks vLLM would
+//     have (its startup log).
+//   - stepmodel.go and stepparams.go: what one engine step costs on the
+//     GPU, and the coefficients a calibration fits.
 //   - spec.go: --speculative-config and the acceptance model.
+//   - config.go, defaults.go and deployment.go: a deployment as vLLM's
+//     flags describe it, with vLLM's defaults filled in.
+//
+// Where the package ends: sim runs one deployment on the requests it is
+// given. Loading traffic, applying what-ifs, splitting the requests
+// between routed pools and the intervals from redrawn traffic belong to
+// package scenario, which calls Run; sim never imports it.
 //
 // Every modelled behaviour cites its place in vLLM's source; where thinkcap
 // simplifies, the README's "model limits" says so. The package imports no
