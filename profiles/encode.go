@@ -3,7 +3,7 @@ package profiles
 import (
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // EncodeTrafficYAML writes traffic profiles as a profile file that LoadPath

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // dataFS holds the built-in profiles; every *.yaml under data/ is loaded.
@@ -275,7 +275,7 @@ func entryLines(doc *yaml.Node) map[string][]int {
 		}
 		for _, item := range list.Content {
 			if isNull(item) {
-				continue // yaml.v3 drops null items from a []struct
+				continue // go.yaml.in/yaml/v3 drops null items from a []struct
 			}
 			lines[key.Value] = append(lines[key.Value], item.Line)
 		}

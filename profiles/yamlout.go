@@ -3,7 +3,7 @@ package profiles
 import (
 	"bytes"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // EncodeYAML writes v as one YAML document indented by two spaces under
