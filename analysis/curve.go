@@ -43,7 +43,7 @@ type CurvePoint struct {
 	// MeanTokens is the mean of total_tokens.
 	MeanTokens float64 `json:"mean_tokens"`
 	// AccuracyPer1KTokens is Accuracy / MeanTokens × 1000 (MeanTokens taken
-	// as at least 1, as in the seed tutorial): accuracy bought per thousand
+	// as at least 1, so that no thinking divides by nothing): accuracy bought per thousand
 	// tokens, which falls once extra thinking stops paying.
 	AccuracyPer1KTokens float64 `json:"accuracy_per_1k_tokens"`
 }

@@ -1,5 +1,5 @@
 // Package analysis turns result records into numbers people act on:
-// quantiles, the summary JSON of DESIGN.md, and the human-readable report.
+// quantiles, the summary JSON (docs/formats.md), and the human-readable report.
 // It imports workload only, so a simulation and a load test are summarised by
 // the very same code and can be compared line by line.
 //
@@ -15,7 +15,7 @@
 //     percent; table_builder.go: how every report's tables are built
 //     (writeReport, newAlignedTable, writeRows, classRows).
 //   - stats.go: [StatsAccumulator], tokens per class of a request log with
-//     the seed tutorial's capacity view (`thinkcap stats`).
+//     a back-of-the-envelope capacity view (`thinkcap stats`).
 //   - drift.go and ks.go: [CompareDrift] and [KSTwoSample], the cost
 //     regression alert of `thinkcap drift`.
 //   - curve.go and knee.go: accuracy against thinking budget per category

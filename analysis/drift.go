@@ -10,9 +10,9 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// Defaults of the drift alert: the seed tutorial's "mean thinking tokens
-// drift up 40% while accuracy is flat" (§6), in classes large enough for a
-// mean to mean something.
+// Defaults of the drift alert: mean thinking tokens up 40% while accuracy is
+// flat means the model thinks more for nothing, paid in KV memory and
+// latency; in classes large enough for a mean to mean something.
 const (
 	DefaultDriftThreshold         = 0.40
 	DefaultDriftMinCount          = 30
@@ -21,7 +21,7 @@ const (
 
 // DriftOptions decide when a change in thinking length is a cost regression.
 // The zero value alerts on any rise in any class unless accuracy rose at
-// all; DefaultDriftOptions gives the tutorial's rule.
+// all; DefaultDriftOptions gives the default rule.
 type DriftOptions struct {
 	// Threshold is the relative rise in mean thinking tokens above which a
 	// class alerts: 0.4 alerts when the mean grows by more than 40%.
@@ -35,7 +35,7 @@ type DriftOptions struct {
 	AccuracyTolerance float64
 }
 
-// DefaultDriftOptions returns the tutorial's alert rule: +40% mean thinking
+// DefaultDriftOptions returns the default alert rule: +40% mean thinking
 // tokens, at least 30 records, accuracy up by at most two points.
 func DefaultDriftOptions() DriftOptions {
 	return DriftOptions{

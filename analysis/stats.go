@@ -10,8 +10,9 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// Defaults of the seed tutorial's capacity view (§4): 12 ms per output token
-// and 32 requests decoding at once.
+// Defaults of the capacity view: 12 ms per output token and 32 requests
+// decoding at once; `stats --tpot` and `--concurrency` set the
+// deployment's own.
 const (
 	DefaultTPOTS       = 0.012
 	DefaultConcurrency = 32
@@ -180,7 +181,7 @@ type TokenDist struct {
 	Max  float64 `json:"max"`
 }
 
-// CapacityView is the seed tutorial's back-of-the-envelope sizing (§4):
+// CapacityView is a back-of-the-envelope sizing:
 // a request takes total × tpot seconds to generate, and a server decoding
 // Concurrency requests at once sustains Concurrency / (mean total × tpot)
 // requests per second. It sizes on the tail, not on the mean.

@@ -2,7 +2,7 @@ package analysis
 
 import "github.com/thinkcap/thinkcap/workload"
 
-// Summary is DESIGN.md's summary JSON, printed by `simulate -o json` and
+// Summary is the summary JSON (docs/formats.md), printed by `simulate -o json` and
 // `loadtest`, and read back by `verify`. Keys may be added, never renamed.
 type Summary struct {
 	Kind       string        `json:"kind"` // "simulation" or "loadtest"

@@ -6,7 +6,7 @@ import (
 )
 
 // A statistic with no data (no successful request, a metric never scraped)
-// is null in JSON and "-" in tables, never 0 (DESIGN.md): a zero would read
+// is null in JSON and "-" in tables, never 0 (docs/formats.md): a zero would read
 // as "measured, and zero". Stat, KVUsage and Occupancy carry a NoData flag
 // for that, which their JSON forms turn into null leaves and back; the zero
 // value means "measured", so callers that fill one in need not set it.

@@ -9,7 +9,7 @@ import (
 )
 
 // A summary with no successful request and no scrape says so with nulls
-// (DESIGN.md), and reads back as the same "no data".
+// (docs/formats.md), and reads back as the same "no data".
 func TestSummaryWithoutDataIsNull(t *testing.T) {
 	s := Summarize("loadtest", []workload.Result{{Request: workload.Request{ID: "a"}, Status: workload.StatusHTTPError}}, 10)
 	s.KVUsage, s.Running, s.Waiting = KVUsage{NoData: true}, Occupancy{NoData: true}, Occupancy{NoData: true}

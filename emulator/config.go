@@ -10,7 +10,7 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// Reasoning fields of chat deltas and messages (vllm-facts §5.3): the field
+// Reasoning fields of chat deltas and messages: the field
 // was reasoning_content until vLLM #27752 (2025-11) and is reasoning since.
 const (
 	ReasoningField        = "reasoning"

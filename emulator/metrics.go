@@ -16,7 +16,7 @@ import (
 const engineLabel = "0"
 
 // metrics is /metrics with vLLM's names, types and labels
-// (vllm/v1/metrics/loggers.py PrometheusStatLogger; vllm-facts §4). The
+// (vllm/v1/metrics/loggers.py PrometheusStatLogger). The
 // scheduler gauges and token counters are read at scrape time from the
 // snapshot the engine publishes after each advance (no lock on the Live);
 // the histograms and per-request counters are observed by the engine

@@ -160,7 +160,7 @@ func (s *Server) parseChat(r *http.Request) (*parsed, *apiError) {
 		p.prefixTokens = min(words-last+chatTokensPerMessage*(n-1), p.prompt-1)
 	}
 	// max_completion_tokens takes precedence over the deprecated
-	// max_tokens in chat (vllm-facts §5.4).
+	// max_tokens in chat (vllm/entrypoints/openai/protocol.py).
 	switch {
 	case b.MaxCompletionTokens != nil:
 		p.maxTokens, p.maxParam = *b.MaxCompletionTokens, "max_completion_tokens"

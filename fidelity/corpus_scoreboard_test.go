@@ -12,15 +12,15 @@ import (
 // The corpus error bounds this test holds the model to: the figures the
 // embedded fit reaches (profiles/data/step-fit.yaml), rounded up, a guard
 // against a change that makes the model worse; saturated throughput is
-// held to the issue's own 10 %, met since the fit weighs it twice
-// (fidelity/fit.go metricWeights, which cost TTFT 0.3 points). The issue's
+// held to the target of 10 % (docs/fidelity.md), met since the fit weighs it twice
+// (fidelity/fit.go metricWeights, which cost TTFT 0.3 points). The
 // other targets are looser than these bounds (TPOT 10 % overall and 15 %
 // in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
 // 15 %); the README's fidelity section says which are met.
 var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any row with 20 points or more (GPU, source, weights too)
-	// issueRegime is the issue's own target for TPOT in every regime of its
+	// issueRegime is the target for TPOT in every regime of its
 	// kinds (concurrency, phase, architecture, TP) with 20 points or more:
 	// met since the grouped GEMMs' partial overlap (concurrency >= 256 14.5%).
 	issueRegime float64
@@ -31,7 +31,7 @@ var corpusBounds = struct {
 	issueRegime: 0.15,
 }
 
-// issueRegimeKinds are the regime kinds the issue names.
+// issueRegimeKinds are the regime kinds the TPOT target covers.
 var issueRegimeKinds = []string{"concurrency", "phase", "architecture", "tp"}
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
@@ -96,7 +96,7 @@ func TestCorpusScoreboard(t *testing.T) {
 		sb.Points, sb.Records, sb.Sources, sb.MAPE, sb.CVMAPE, strings.Join(lines, "\n"))
 }
 
-// checkCoverage holds the model intervals to the issue's calibration: on
+// checkCoverage holds the model intervals to their calibration target: on
 // the corpus, leave-one-deployment-out, the 90% intervals cover 80–97% of
 // the measured values of every metric; and the embedded model-error.yaml
 // is the one these residuals give (refit one without the other and this

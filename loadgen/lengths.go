@@ -102,7 +102,7 @@ func (lc *LengthControl) Saves(id string) bool {
 // Continue builds a follow-up request. Phase 2 of a two-phase thinking
 // budget (a follow-up whose prefix is its predecessor's sequence) sends the
 // same prompt and continues from phase 1's trace with the closing tag
-// appended, as the tutorial's bounded_reasoning gateway does; any other
+// appended, as a bounded-reasoning gateway does; any other
 // follow-up (an escalation retry) is a fresh request.
 func (lc *LengthControl) Continue(child workload.Request, parent Request, pm *Measurement) Request {
 	if child.SessionID != "" {

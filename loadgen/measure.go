@@ -127,7 +127,7 @@ func (m *Measurement) Latencies(from time.Time) Latencies {
 	return l
 }
 
-// Result is the request's result record (DESIGN.md): req's fields with the
+// Result is the request's result record (docs/formats.md): req's fields with the
 // measured token counts and finish reason, latencies from scheduled (so a
 // late send is charged to the request), and scheduled_s, sent_s and the
 // arrival relative to start, the run's origin. Queue time and preemptions

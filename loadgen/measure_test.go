@@ -14,7 +14,7 @@ var mt0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 const mStep = 10 * time.Millisecond
 
-// Chunk builders, in vLLM's shapes (vllm-facts §5.1).
+// Chunk builders, in vLLM's shapes (vllm/entrypoints/openai/serving_chat.py).
 func roleChunk() string {
 	return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`
 }

@@ -14,8 +14,8 @@ import (
 // many LoRA adapters lists one card each.
 const maxMetadataBytes = 8 << 20
 
-// ModelCard is one entry of vLLM's GET /v1/models (vllm-facts §6.2,
-// vllm/entrypoints/openai/models/api_router.py returning
+// ModelCard is one entry of vLLM's GET /v1/models
+// (vllm/entrypoints/openai/models/api_router.py returning
 // ModelList.model_dump()).
 type ModelCard struct {
 	// ID is a served model name (--served-model-name, else the path).

@@ -96,7 +96,7 @@ func TestCancelKeepsFinishedRecords(t *testing.T) {
 }
 
 // BenchmarkScheduleLag500 paces 1,000 requests at 500 req/s against an
-// instant server: the target is schedule lag p99 at most 2 ms.
+// instant server: the target is schedule lag p99 at most 2 ms.
 func BenchmarkScheduleLag500(b *testing.B) {
 	reqs := requestsAt(500, 1000)
 	var o Outcome

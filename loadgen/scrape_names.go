@@ -8,7 +8,8 @@ import (
 
 // The metric families the scraper reads. Names, aliases across versions
 // and labels live in vllmapi (shared with the emulator, so what it serves
-// and what we scrape cannot drift apart); facts in vllm-facts §4 and §3.3.
+// and what we scrape cannot drift apart); vLLM defines them in vllm/v1/metrics/loggers.py
+// and vllm/v1/spec_decode/metrics.py.
 const (
 	metricRunning         = vllmapi.MetricNumRequestsRunning
 	metricWaiting         = vllmapi.MetricNumRequestsWaiting

@@ -28,7 +28,7 @@ type Snapshot struct {
 
 	// Preemptions is vllm:num_preemptions_total. It lags: vLLM counts a
 	// preemption when the preempted request next emits output or finishes
-	// (vllm-facts §4.3), so it can trail the KV-usage peak by seconds.
+	// (vllm/v1/metrics/loggers.py), so it can trail the KV-usage peak by seconds.
 	Preemptions      float64
 	PromptTokens     float64 // vllm:prompt_tokens_total (once per request, cached tokens included)
 	GenerationTokens float64 // vllm:generation_tokens_total
@@ -52,7 +52,7 @@ type Snapshot struct {
 
 	// QueueTime is the histogram vllm:request_queue_time_seconds (time
 	// from QUEUED to the first SCHEDULED event in the engine core,
-	// vllm/v1/metrics/loggers.py; vllm-facts §4.4), summed over engines;
+	// vllm/v1/metrics/loggers.py), summed over engines;
 	// nil when not exposed.
 	QueueTime *Histogram
 	// TTFT is the histogram vllm:time_to_first_token_seconds (the
@@ -105,7 +105,7 @@ func (s *Snapshot) HasFamily(name string) bool {
 
 // CacheConfig is the engine's cache configuration as vllm:cache_config_info
 // labels it (vllm/v1/metrics/loggers.py sets one label per CacheConfig
-// attribute; vllm-facts §4.2). Numeric fields are zero when the label is
+// attribute). Numeric fields are zero when the label is
 // absent or "None"; Labels keeps every label verbatim.
 type CacheConfig struct {
 	NumGPUBlocks         int64   `json:"num_gpu_blocks,omitempty"`
@@ -114,7 +114,7 @@ type CacheConfig struct {
 	EnablePrefixCaching  bool    `json:"enable_prefix_caching"`
 	GPUMemoryUtilization float64 `json:"gpu_memory_utilization,omitempty"`
 	// KVCacheSizeTokens and KVCacheMaxConcurrency are labelled since
-	// 2026-08-04; older servers only log them at startup (vllm-facts §6.1).
+	// 2026-08-04; older servers only log them at startup.
 	KVCacheSizeTokens     int64   `json:"kv_cache_size_tokens,omitempty"`
 	KVCacheMaxConcurrency float64 `json:"kv_cache_max_concurrency,omitempty"`
 	KVCacheMemoryBytes    int64   `json:"kv_cache_memory_bytes,omitempty"`

@@ -19,7 +19,7 @@ type Telemetry struct {
 
 	// Preemptions is the increase of vllm:num_preemptions_total. vLLM
 	// counts a preemption only when the preempted request next emits
-	// output or finishes (vllm-facts §4.3, vllm/v1/metrics/loggers.py via
+	// output or finishes (vllm/v1/metrics/loggers.py via
 	// EngineCoreEventType.PREEMPTED), so preemptions late in the window may
 	// show up after it, and ones before it inside it.
 	Preemptions *float64 `json:"preemptions,omitempty"`
@@ -72,7 +72,7 @@ type PrefixCacheStats struct {
 }
 
 // SpecDecodeStats is speculative decoding over a window, from the
-// counters of vllm/v1/spec_decode/metrics.py (vllm-facts §3.3), computed
+// counters of vllm/v1/spec_decode/metrics.py, computed
 // as that file's docstring and `vllm bench serve` do.
 type SpecDecodeStats struct {
 	Drafts         float64   `json:"drafts"`

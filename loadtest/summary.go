@@ -5,7 +5,7 @@ import (
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
-// summarize is DESIGN.md's summary JSON of a load test: latencies from the
+// summarize is the summary JSON (docs/formats.md) of a load test: latencies from the
 // result records, the server's side from the scraped metrics.
 func summarize(model string, out *loadgen.Outcome, tel *loadgen.Telemetry, gaps *loadgen.GapHistogram, maxModelLen int64) analysis.Summary {
 	duration := out.End.Sub(out.Start).Seconds()
@@ -29,7 +29,7 @@ func summarize(model string, out *loadgen.Outcome, tel *loadgen.Telemetry, gaps 
 }
 
 // serverSide fills what only the server's metrics say. What the server
-// never told us is null, not zero (DESIGN.md).
+// never told us is null, not zero: a zero would read as measured.
 func serverSide(s *analysis.Summary, tel *loadgen.Telemetry) {
 	if tel.Preemptions != nil {
 		p := int64(*tel.Preemptions)

@@ -10,7 +10,7 @@ import (
 
 // BenchmarkSimulateDefaultIntervals: `thinkcap simulate`'s embedded
 // default (2,000 effort-mode requests at 10 req/s, Qwen3-8B on one H100)
-// with its intervals: the run and 19 redraws of the traffic (the issue's
+// with its intervals: the run and 19 redraws of the traffic (the
 // bound: under 2 s for the command).
 func BenchmarkSimulateDefaultIntervals(b *testing.B) {
 	cat, err := profiles.Embedded()

@@ -12,7 +12,7 @@ import (
 // benchmark's reasoning workload (see the README's benchmark section).
 const benchRate = 0.7
 
-// reasoningWorkload is the benchmark workload: prompt lognormal with
+// reasoningWorkload is the benchmark workload: prompt lognormal with
 // a mean about 900, think lognormal with median 1,500 and a tail to 30,000,
 // answer lognormal with median 300.
 func reasoningWorkload(tb testing.TB, n int, rate float64) []workload.Request {
@@ -154,7 +154,7 @@ func sessionWorkload(b *testing.B, sessions bool) []workload.Request {
 }
 
 // BenchmarkSessions100k and BenchmarkNoSessions100k: the same 100,000
-// requests with and without sessions (the bound: within 1.5×).
+// requests with and without sessions (the bound: within 1.5×).
 func BenchmarkSessions100k(b *testing.B)   { benchSessions(b, true) }
 func BenchmarkNoSessions100k(b *testing.B) { benchSessions(b, false) }
 

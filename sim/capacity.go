@@ -62,7 +62,7 @@ func kvDtypeBytes(kvDtype string) int64 {
 }
 
 // layerTokenBytes is one layer's KV bytes per token on one GPU
-// (vllm/v1/kv_cache_interface.py, vllm-facts §2.5). Standard attention
+// (vllm/v1/kv_cache_interface.py). Standard attention
 // stores K and V for max(1, kv_heads / TP) heads (KV heads are replicated
 // when TP exceeds them, vllm/config/model.py get_num_kv_heads); MLA stores
 // one kv_lora_rank + qk_rope_head_dim latent, unsharded by TP.
@@ -130,8 +130,8 @@ func newKVPool(c *Config, g kvGeometry) (kvPoolShape, error) {
 	if g.draftLayers > 0 && g.draftLayerBytes != g.layerBytes {
 		return p, fmt.Errorf("a draft model with another KV page size than %s's sliding-window layers is not modelled", c.Model.Name)
 	}
-	// Async scheduling keeps two batches in flight (vllm-facts §2.5
-	// SlidingWindowSpec).
+	// Async scheduling keeps two batches in flight
+	// (vllm/v1/kv_cache_interface.py SlidingWindowSpec).
 	// With PP the engine keeps PP batches in flight instead (pipeline.go).
 	p.inFlight = c.MaxNumBatchedTokens * c.maxConcurrentBatches(c.asyncScheduling())
 	full, sliding := g.fullLayers+g.draftLayers, g.slidingLayers

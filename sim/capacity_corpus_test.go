@@ -198,7 +198,7 @@ var corpusExceptions = map[string]string{
 }
 
 // corpusMedianBound is the median |error| from GPU memory alone this test
-// holds the model to: under the target of 1 %, the figure reached
+// holds the model to: under the target of 1 %, the figure reached
 // (0.81 %) with a little room.
 const corpusMedianBound = 0.0095
 

@@ -17,7 +17,7 @@ const (
 	DefaultBlockSize = 16
 	// DefaultMLABlockSize is FlashMLA's only kernel block size, which
 	// Platform.update_block_size_for_backend picks for MLA models on CUDA
-	// (vllm/platforms/interface.py; vllm-facts §1.7).
+	// (vllm/platforms/interface.py).
 	DefaultMLABlockSize = 64
 )
 
@@ -189,7 +189,7 @@ func (c *Config) Resolve() error {
 
 // resolveBatchLimits sets --max-num-seqs and --max-num-batched-tokens
 // (vllm/engine/arg_utils.py get_batch_defaults and
-// _set_default_max_num_seqs_and_batched_tokens_args; vllm-facts §1.8): the
+// _set_default_max_num_seqs_and_batched_tokens_args): the
 // OPENAI_API_SERVER (or LLM_CLASS) defaults by device memory, the ≥ 160 GiB
 // row only from the release that added it (memory.go), then the clamps vLLM applies
 // to defaulted values only; then SchedulerConfig.verify_max_model_len.

@@ -20,7 +20,7 @@ func TestResolveDefaults(t *testing.T) {
 }
 
 // TestResolveBatchDefaults: vLLM's OPENAI_API_SERVER defaults by device
-// memory and the clamps applied to defaulted values only (vllm-facts §1.8).
+// memory and the clamps applied to defaulted values only (vllm/engine/arg_utils.py).
 func TestResolveBatchDefaults(t *testing.T) {
 	qwen := refModel(t, "qwen3-8b")
 	cases := []struct {

@@ -72,7 +72,7 @@ type memoryModel struct {
 	// graph's cost times the remaining graphs, on top of the first graph's
 	// pool, cudaGraphSharedBytes). From v0.21, 8 MiB reproduces the
 	// 0.36 GiB a 0.27.1 log prints for 16 PIECEWISE graphs (gpustack/runner
-	// PR 251) and about half the older fit on an H100 (issue 15); before,
+	// PR 251) and about half the older fit on an H100; before,
 	// 16 MiB is the earlier fit (51 PIECEWISE + 35 FULL graphs → 1.58 GiB),
 	// shown by --explain only, since it is not subtracted.
 	cudaGraphBytesPerGraph float64
@@ -102,8 +102,8 @@ type memoryModel struct {
 	// one H200 (corpus and R-32's model, 1,024 rows of 151,936 or
 	// 151,552 logits, eager) leave 2.41-2.50 GiB beyond weights and KV at
 	// two utilisations, which is 15.3 B a logit after the 0.15 GiB of
-	// non-torch memory and the held hidden states; issue 15 saw the cost per
-	// logit change between 0.15-0.16 and 0.17+.
+	// non-torch memory and the held hidden states; the capacity corpus's
+	// logs show the cost per logit change between 0.15-0.16 and 0.17+.
 	samplerBytesPerLogit float64
 }
 

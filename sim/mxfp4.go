@@ -50,8 +50,8 @@ const (
 // between 677 ms prefill steps (p99), so most steps carry no prefill, the
 // queue waiting on KV memory: about four such requests fit, as Marlin's
 // 65.9 GiB of weights leave (3.4 in the replay), not the seven that
-// unpadded weights would (TPOT predicted +61% and +105% with them, -30%
-// and -25% with Marlin's after a refit).
+// unpadded weights would: with Marlin's padding the replay's TPOT errors on
+// those runs fell by half or more (docs/fidelity-log.md).
 var tritonKernelsSince = VLLMVersion{0, 10, 2}
 
 // String is the backend as vLLM's log names it.

@@ -552,7 +552,7 @@ func resultOf(r *workload.Request, s *seq) workload.Result {
 	res.Status = workload.StatusOK
 	if r.FinishReason == workload.FinishLength && r.AnswerTokens == 0 && r.ThinkTokens > 0 {
 		// Cut at max_tokens inside the thinking: an unclosed <think>, no
-		// answer for the user (the tutorial's "the model returned nothing").
+		// answer for the user: to them the model returned nothing.
 		res.Status = workload.StatusTruncated
 	}
 	res.TTFTS = nsToSeconds(s.firstToken - from)

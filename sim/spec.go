@@ -26,8 +26,8 @@ const (
 var specMethods = []string{SpecNgram, SpecSuffix, SpecEagle, SpecEagle3, SpecMTP, SpecDraftModel}
 
 // specOtherFields are --speculative-config fields vLLM accepts that do not
-// change what thinkcap models (vllm/config/speculative.py SpeculativeConfig;
-// vllm-facts §3.1). They are accepted and ignored; any other field is an
+// change what thinkcap models (vllm/config/speculative.py SpeculativeConfig).
+// They are accepted and ignored; any other field is an
 // error, as vLLM's pydantic config rejects unknown fields.
 var specOtherFields = map[string]bool{
 	"prompt_lookup_max": true, "prompt_lookup_min": true,
@@ -141,8 +141,8 @@ func (s *SpeculativeConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// LookaheadSlots is vLLM's num_lookahead_tokens (vllm/config/vllm.py,
-// vllm-facts §3.2): the KV slots reserved beyond the verified tokens each
+// LookaheadSlots is vLLM's num_lookahead_tokens (vllm/config/vllm.py):
+// the KV slots reserved beyond the verified tokens each
 // step; K for eagle, eagle3, mtp and draft_model, 0 for ngram and suffix.
 func (s *SpeculativeConfig) LookaheadSlots() int {
 	if s == nil {
@@ -157,13 +157,13 @@ func (s *SpeculativeConfig) LookaheadSlots() int {
 
 // usesEagle is vLLM's SpeculativeConfig.use_eagle(): EAGLE-family drafters
 // (eagle, eagle3, mtp) that also drop the last prefix-cache hit block
-// (single_type_kv_cache_manager.py drop_eagle_block; vllm-facts §2.2).
+// (single_type_kv_cache_manager.py drop_eagle_block).
 func (s *SpeculativeConfig) usesEagle() bool {
 	return s != nil && (s.Method == SpecEagle || s.Method == SpecEagle3 || s.Method == SpecMTP)
 }
 
 // DraftSlots is vLLM's max_num_new_slots_for_drafting (vllm/config/
-// speculative.py, vllm-facts §1.2): input-budget tokens charged per scheduled
+// speculative.py): input-budget tokens charged per scheduled
 // request on top of its new tokens; 1 for draft_model, else 0.
 func (s *SpeculativeConfig) DraftSlots() int {
 	if s != nil && s.Method == SpecDraftModel {

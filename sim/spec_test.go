@@ -9,7 +9,7 @@ import (
 )
 
 // TestParseSpeculativeConfig parses the examples of vLLM's speculative
-// decoding docs (vllm-facts §3.1) and the method inference rules.
+// decoding docs (vLLM's docs/features/spec_decode.md) and the method inference rules.
 func TestParseSpeculativeConfig(t *testing.T) {
 	cases := []struct {
 		in   string

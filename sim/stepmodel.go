@@ -348,9 +348,8 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 // load has little multiply to overlap it with, and the kernel sits between
 // the roofline's perfect overlap (0) and none (1). No kernel profile
 // separates the two, so the value is the corpus's: refitted with 0, 0.25,
-// 0.5 and 1, every in-sample error fell from 0 to 0.5 (TPOT 8.64% ->
-// 8.59%, TTFT 16.94% -> 16.70%, saturated throughput 10.75% -> 10.41%,
-// concurrency >= 256 TPOT 15.1% -> 14.5%), and 1 cost TTFT a point.
+// 0.5 and 1, every in-sample error fell from 0 to 0.5 and 1 cost TTFT
+// (the figures: docs/fidelity-log.md).
 // A constant, not a fitted coefficient: the step time stays homogeneous of
 // degree one in the fitted ones (sim/stepparams.go).
 const expertOverlapLoss = 0.5
@@ -474,10 +473,6 @@ func attnFLOPsPerPair(m *profiles.Model) float64 {
 	return 4 * float64(m.NumHeads*m.HeadDim)
 }
 
-// linearPeak is the tensor-core peak (FLOP/s) the linear layers run at: FP8
-// for fp8 weights (W8A8) and FP4 for nvfp4 (W4A4) where the GPU has those
-// units, else BF16 (weight-only kernels such as Marlin, and mxfp4's
-// bf16-activation MoE kernels).
 // expertEfficiencies are the bandwidth and compute efficiencies of c's
 // routed experts' grouped GEMMs: block-scaled FP8 and INT4 weight-only
 // experts run other kernels than native 4-bit and bf16 ones, with their
@@ -526,6 +521,10 @@ func (c *Config) ExpertDtype() string {
 	return expertDtype(c)
 }
 
+// linearPeak is the tensor-core peak (FLOP/s) the linear layers run at: FP8
+// for fp8 weights (W8A8) and FP4 for nvfp4 (W4A4) where the GPU has those
+// units, else BF16 (weight-only kernels such as Marlin, and mxfp4's
+// bf16-activation MoE kernels).
 func linearPeak(dtype string, g *profiles.GPU) float64 {
 	switch {
 	case dtype == "nvfp4" && g.FP4TFLOPS > 0:

@@ -7,7 +7,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 )
 
-// Summary is DESIGN.md's summary JSON of the simulation: `simulate` prints
+// Summary is the summary JSON (docs/formats.md) of the simulation: `simulate` prints
 // it, and it is the predicted side of verify and loadtest --predict.
 func (rep *Report) Summary() analysis.Summary {
 	var s analysis.Summary

@@ -210,7 +210,7 @@ const (
 	// custom_all_reduce.py registers its IPC buffers only over NVLink),
 	// per peer GPU of the TP group. With NVLink SHARP (NVSwitch parts of
 	// 900 GB/s and up: H100, H200, B200) 0.6 GiB a peer: corpus R-28 (TP 2,
-	// 0.75 GiB), issue 15's H100 logs (about 2.1 GiB, TP 4) and
+	// 0.75 GiB), H100 logs at TP 4 (about 2.1 GiB) and
 	// (TP 8, 4.4 GiB), each requested − weights − available KV − the
 	// modelled activation peak. A100 NVLink 0.12 GiB a peer, an estimate
 	// no corpus row tests (R-03/R-04, once read as NVLink, log no GPU

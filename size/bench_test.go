@@ -31,7 +31,7 @@ func benchWorkload(tb testing.TB, n int, rate float64) []workload.Request {
 	return reqs
 }
 
-// bench48 is the search: Qwen3-14B on 3 GPUs × TP 1, 2 × KV auto,
+// bench48 is the benchmark's search: Qwen3-14B on 3 GPUs × TP 1, 2 × KV auto,
 // fp8 × speculative off, EAGLE-3 × max_num_seqs 256, 1024 = 48 candidates.
 func bench48(tb testing.TB) ([]Candidate, Options) {
 	tb.Helper()

@@ -1,7 +1,7 @@
 package size
 
 // Outcome is one candidate's result, as `-o json` prints it. Seconds and
-// fractions, as in DESIGN.md's summary.
+// fractions, as in the summary JSON (docs/formats.md).
 type Outcome struct {
 	Name               string `json:"name"`
 	Model              string `json:"model"`

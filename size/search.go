@@ -29,8 +29,9 @@ const (
 // Options of a search.
 type Options struct {
 	SLOs []SLO
-	// MaxPreemptionRate is the preemptions per request allowed (0: none, the
-	// seed tutorial's "preemption counters at zero under peak load").
+	// MaxPreemptionRate is the preemptions per request allowed (0: none; a
+	// preemption recomputes a request's thinking, so a healthy deployment
+	// keeps the counter at zero under peak load).
 	MaxPreemptionRate float64
 	MaxReplicas       int                // default DefaultMaxReplicas
 	Prices            map[string]float64 // USD per GPU-hour by GPU name, over the profiles'

@@ -10,7 +10,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 )
 
-// Metrics an SLO may bound: the latencies of DESIGN.md's summary.
+// Metrics an SLO may bound: the latencies of the summary JSON.
 var Metrics = []string{"ttft", "ttfa", "tpot", "e2e"}
 
 // Stats an SLO may bound.

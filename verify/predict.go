@@ -14,8 +14,8 @@ import (
 // summarised over the same requests and the same window.
 type Prediction struct {
 	Report *sim.Report
-	// Predicted and Measured are the two sides' summaries (DESIGN.md's
-	// summary JSON), over the measured requests.
+	// Predicted and Measured are the two sides' summaries (the summary
+	// JSON, docs/formats.md), over the measured requests.
 	Predicted, Measured analysis.Summary
 	// PredictedResults and MeasuredResults are the measured requests'
 	// results, aligned: the same request at the same index.

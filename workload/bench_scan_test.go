@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The speed targets of issue 3 §8: stats and fit stream a 1M-line log in at
+// The speed targets: stats and fit stream a 1M-line log in at
 // most 5 s and 300 MB. These benchmarks scan 1M lines from memory, so that
 // they measure the reader, not the disk.
 //

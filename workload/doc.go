@@ -1,5 +1,5 @@
 // Package workload holds the records every other package trades in, the
-// request and the result (DESIGN.md, "Formats"), and what produces them:
+// request and the result (docs/formats.md), and what produces them:
 // readers and writers, token-length distributions, arrival processes and
 // synthetic generation from traffic profiles.
 //

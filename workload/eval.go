@@ -11,8 +11,8 @@ import (
 )
 
 // EvalRow is one graded answer of an eval run at a thinking budget: the
-// input of accuracy-versus-budget curves (the seed tutorial's §6, "prove
-// the tokens are buying something"). An eval file holds one row per item
+// input of accuracy-versus-budget curves, which show whether the thinking
+// tokens are buying accuracy. An eval file holds one row per item
 // and budget, as JSONL or as CSV with the same column names.
 type EvalRow struct {
 	// Item names the eval item; optional, informative only.

@@ -43,7 +43,8 @@ const (
 // numNativeFields counts the fields of the request record itself.
 const numNativeFields = fOutputTokens
 
-// fieldNames are the column names of DESIGN.md's request record, by field.
+// fieldNames are the column names of the request record, by field
+// (docs/formats.md).
 var fieldNames = [numFields]string{
 	fID:           "id",
 	fArrivalS:     "arrival_s",

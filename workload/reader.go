@@ -17,8 +17,8 @@ import (
 // file name's extension, else sniffed from the content; JSONL is then
 // openai-usage when its first record has a usage object, else native.
 const (
-	// FormatNative is the request record of DESIGN.md, one JSON object a
-	// line.
+	// FormatNative is the request record (docs/formats.md), one JSON
+	// object a line.
 	FormatNative = "native"
 	// FormatOpenAI is OpenAI-style responses or usage records, one JSON
 	// object a line (see openai.go for the fields it reads).

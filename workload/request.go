@@ -2,7 +2,7 @@ package workload
 
 // Request is one request record: what a client asked and what the model
 // generated, as logged in production or generated synthetically. It is the
-// common currency of thinkcap (DESIGN.md, "Request record").
+// common currency of thinkcap (docs/formats.md).
 type Request struct {
 	ID string `json:"id,omitempty"`
 	// ArrivalS is the arrival time in seconds from the start of the log.

@@ -16,7 +16,7 @@ const (
 )
 
 // Result is the outcome of one request, the same schema from `simulate
-// --results` and from `loadtest` (DESIGN.md, "Result record"). Times are in
+// --results` and from `loadtest` (docs/formats.md). Times are in
 // seconds; TTFT and friends are measured from the request's arrival.
 type Result struct {
 	Request

@@ -10,7 +10,7 @@ import (
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
-// Defaults of the embedded run: the seed tutorial's effort modes at a rate
+// Defaults of the embedded run: three effort modes at a rate
 // that keeps one H100 busy with Qwen3-8B without overloading it.
 const (
 	DefaultTraffic  = "effort-modes"

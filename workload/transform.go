@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Budget policies of a thinking budget (seed tutorial §2).
+// Budget policies of a thinking budget: how a request that would think past
+// the budget is made to stop.
 const (
 	// PolicyForcedClosure caps thinking at the budget, appends the closing
 	// tag and lets the model answer in full.
@@ -16,8 +17,7 @@ const (
 	// PolicyTruncate is a hard cap on all output (max_tokens): it cuts
 	// mid-thought and the answer is lost.
 	PolicyTruncate = "truncate"
-	// PolicyTwoPhase is the gateway pattern of the tutorial's
-	// bounded_reasoning: phase 1 thinks up to the budget, phase 2 is a new
+	// PolicyTwoPhase is a gateway's bounded reasoning: phase 1 thinks up to the budget, phase 2 is a new
 	// request whose prompt is the prompt plus the trace.
 	PolicyTwoPhase = "two-phase"
 )
@@ -248,7 +248,7 @@ func (w *WhatIf) applyBudget(reqs []Request) ([]Request, TransformReport) {
 }
 
 // applyEscalation retries a fraction of low-mode requests at high effort
-// after they finish (the tutorial's escalate-on-failure). The retry's
+// after they finish (a gateway's escalate-on-failure). The retry's
 // thinking is drawn from the workload's own high-mode requests, or is the
 // high effort budget when there are none.
 func (w *WhatIf) applyEscalation(reqs []Request) ([]Request, TransformReport, error) {

@@ -48,7 +48,7 @@ func writeBenchLog(b *testing.B) string {
 	return path
 }
 
-// benchCommand runs a command on a 1M-line log: the target is at
+// benchCommand runs a command on a 1M-line log: the target is at
 // most 5 s and 300 MB for stats and fit.
 func benchCommand(b *testing.B, args ...string) {
 	path := writeBenchLog(b)

@@ -12,7 +12,7 @@ import (
 
 const module = "github.com/thinkcap/thinkcap/"
 
-// allowedImports is DESIGN.md's dependency rule: which project packages each
+// allowedImports is the dependency rule (docs/architecture.md): which project packages each
 // package may import (cmd may import everything; nothing imports cmd).
 var allowedImports = map[string][]string{
 	"profiles":        {},
@@ -77,7 +77,7 @@ func TestDependencyRule(t *testing.T) {
 					ok = ok || dep == a || strings.HasPrefix(dep, a+"/")
 				}
 				if !ok {
-					t.Errorf("%s: %s may not import %s (DESIGN.md dependency rule)", file, pkg, dep)
+					t.Errorf("%s: %s may not import %s (the dependency rule, docs/architecture.md)", file, pkg, dep)
 				}
 			}
 		}
@@ -90,7 +90,7 @@ func TestDependencyRule(t *testing.T) {
 	for _, e := range entries {
 		switch e.Name() {
 		case "util", "utils", "common", "types":
-			t.Errorf("package %s is not allowed (DESIGN.md)", e.Name())
+			t.Errorf("package %s is not allowed: name a package by what it holds (docs/architecture.md)", e.Name())
 		}
 	}
 }

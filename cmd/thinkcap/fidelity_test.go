@@ -11,7 +11,7 @@ import (
 const miniCorpus = "testdata/measured-mini"
 
 // TestFidelityCommand: the scoreboard of a small corpus as JSON has the
-// keys the issue names, one row a point, errors as fractions; a plot is
+// keys docs/fidelity.md names, one row a point, errors as fractions; a plot is
 // written; a bad corpus exits 2 naming its file and line.
 func TestFidelityCommand(t *testing.T) {
 	plot := filepath.Join(t.TempDir(), "f.png")

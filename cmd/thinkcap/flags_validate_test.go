@@ -346,7 +346,7 @@ func TestFlagTableIsCurrent(t *testing.T) {
 	}
 }
 
-// TestZeroFlagsAreRefused: the cases, a flag given as 0 where 0
+// TestZeroFlagsAreRefused: a flag given as 0 where 0
 // meant "unset" and became the default with exit 0; and a flag left out
 // still takes its default.
 func TestZeroFlagsAreRefused(t *testing.T) {

@@ -50,7 +50,7 @@ func TestSimulateDefaultGolden(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	// DESIGN.md's summary keys are all there.
+	// The summary's keys (docs/formats.md) are all there.
 	for _, k := range []string{"kind", "config", "capacity", "requests", "duration_s", "throughput", "latency_s", "tokens", "preemptions", "kv_usage", "running", "waiting"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("summary lacks %q", k)

@@ -38,7 +38,8 @@ synthetic traffic, and reports what users would see (TTFT, time to first answer
 token, TPOT, ITL, E2E) and what the servers did (KV usage, queue, preemptions).
 
 With no traffic flags it runs the embedded default: Qwen3-8B on one H100 with
-the seed tutorial's three effort modes mixed 70/25/5.`,
+three effort modes mixed 70/25/5 (low: no thinking; medium: a 1,024-token
+thinking budget; high: 4,096).`,
 		Example: `  thinkcap simulate
   thinkcap simulate --model qwen3-14b --gpu h100-sxm --requests 5000 --rate 1.5 \
       --prompt-tokens lognormal:p50=800,p99=6000 --think-tokens lognormal:p50=1500,p99=12000,max=30000
@@ -50,7 +51,7 @@ the seed tutorial's three effort modes mixed 70/25/5.`,
 	o.dep.register(fs)
 	o.traffic.register(fs)
 	o.whatIf.register(fs)
-	fs.StringVarP(&o.output, "output", "o", "table", "table or json (DESIGN.md's summary JSON)")
+	fs.StringVarP(&o.output, "output", "o", "table", "table or json (the summary JSON, docs/formats.md)")
 	fs.StringVar(&o.resultsPath, "results", "", "write per-request result records (JSONL) to this file")
 	fs.StringVar(&o.timelinePath, "timeline", "", "write KV usage, running, waiting and preemptions over time (CSV) to this file")
 	fs.Float64Var(&o.timelineInterval, "timeline-interval", 1, "simulated seconds between timeline samples")

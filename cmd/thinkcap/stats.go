@@ -21,7 +21,7 @@ func newStatsCmd() *cobra.Command {
 		Long: `stats summarises a request log per class (effort mode × task category, as the
 log names them) and overall: think, answer and total (think + answer) tokens as
 mean, p50, p90, p99 and max; the share of generated tokens spent thinking; the
-seed tutorial's capacity view (seconds per request at p50/p90/p99 = total × tpot,
+capacity view (seconds per request at p50/p90/p99 = total × tpot,
 sustainable req/s = concurrency / (mean total × tpot)); and, when the log has
 finish reasons, how often requests hit max_tokens and how often they were cut
 inside the thinking (finish_reason length with no answer token: an unclosed

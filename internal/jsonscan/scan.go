@@ -6,7 +6,7 @@
 // separators, strings with their escapes, numbers, literals, skipping a
 // value), while each reader walks its own objects with them.
 //
-// The maintained libraries were measured first (issue 13: gjson 1.20 and
+// The maintained libraries were measured first (gjson 1.20 and
 // fastjson 1.6 behind the same function signatures): both need a separate
 // validation pass to agree with encoding/json, fastjson stops at depth 300
 // and keeps no value's text, and both read the 1M-line logs 2 to 4 times

@@ -33,7 +33,7 @@ type class struct {
 	prefixTokens   int
 }
 
-// The classes of a typical client mix (seed tutorial §3 and §6): most
+// The classes of a typical client mix: most
 // traffic is easy and does not think, RAG thinks a little over a shared
 // system prompt, code and math think long, and math often hits the cap.
 var classes = []class{
@@ -155,7 +155,7 @@ type evalRow struct {
 
 // curve gives a category's accuracy at a thinking budget: extraction is
 // best without thinking, RAG knees at a few hundred tokens, math keeps
-// improving past 2,000 (seed tutorial §6), and long thinking on easy tasks
+// improving past 2,000, and long thinking on easy tasks
 // slightly hurts (overthinking).
 func curve(category string, budget float64) float64 {
 	switch category {

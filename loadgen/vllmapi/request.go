@@ -57,7 +57,7 @@ type SamplingExtras struct {
 	MinTokens int `json:"min_tokens,omitempty"`
 	// IgnoreEOS keeps generating past EOS until max_tokens. It breaks
 	// Harmony models (gpt-oss): generation runs past <|return|> and the
-	// harmony parser fails in-stream (loadgen-field-notes §4).
+	// harmony parser fails in-stream.
 	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 	// ThinkingTokenBudget caps reasoning tokens; at the cap vLLM forces the
 	// parser's reasoning end string (vllm/v1/sample/thinking_budget_state.py).
