@@ -17,7 +17,7 @@ func BenchmarkSimulateDefaultIntervals(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := SimulateOptions{
+	o := Options{
 		Deployment:        sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm"},
 		Traffic:           workload.TrafficOptions{Traffic: workload.DefaultTraffic, Arrival: "poisson"},
 		Route:             RouteOptions{TensorParallelSize: 1, Replicas: 1},

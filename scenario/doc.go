@@ -3,7 +3,7 @@
 // simulated runs and one summary with intervals.
 //
 // Read first:
-//   - simulate.go: SimulateOptions and Simulate, the entry point: resolve
+//   - simulate.go: Options and Simulate, the entry point: resolve
 //     the deployment, load the traffic, apply the what-ifs
 //     (workload.WhatIfOptions), route, run, summarise.
 //   - route.go: RouteOptions, the routing what-if that sends a class or a

@@ -192,7 +192,7 @@ func Widen(p float64, t analysis.Range, lo, mid, hi float64, ok bool) analysis.R
 // intervals runs the redraws of the traffic, Seeds−1 of them in
 // parallel, each summarised and discarded, and gives the run's summary its
 // intervals: the redraws' spread widened by the model's error.
-func (o *SimulateOptions) intervals(cat *profiles.Catalog, run *Simulation, cfg sim.Config, reqs []workload.Request) error {
+func (o *Options) intervals(cat *profiles.Catalog, run *Simulation, cfg sim.Config, reqs []workload.Request) error {
 	seeds, conf := o.Seeds, o.Confidence
 	if seeds == 0 {
 		seeds = autoSeeds(len(reqs))
@@ -220,7 +220,7 @@ func (o *SimulateOptions) intervals(cat *profiles.Catalog, run *Simulation, cfg 
 }
 
 // redraw runs the deployment on n redraws of the traffic (draws 1..n).
-func (o *SimulateOptions) redraw(cat *profiles.Catalog, cfg sim.Config, n int) ([]analysis.Summary, error) {
+func (o *Options) redraw(cat *profiles.Catalog, cfg sim.Config, n int) ([]analysis.Summary, error) {
 	progress, end := func(int, int) {}, func() {}
 	if o.StartDraws != nil {
 		progress, end = o.StartDraws(n)
@@ -251,7 +251,7 @@ func (o *SimulateOptions) redraw(cat *profiles.Catalog, cfg sim.Config, n int) (
 // runDraw is one redraw's summary: the traffic drawn again, the
 // what-ifs, routing and the engine's own chance (sampling, speculative
 // acceptance) seeded by it.
-func (o *SimulateOptions) runDraw(cat *profiles.Catalog, cfg sim.Config, draw int) (analysis.Summary, error) {
+func (o *Options) runDraw(cat *profiles.Catalog, cfg sim.Config, draw int) (analysis.Summary, error) {
 	seed := workload.DrawSeed(uint64(o.Deployment.Engine.Seed), draw)
 	reqs, err := o.Traffic.LoadDraw(cat, uint64(o.Deployment.Engine.Seed), draw, io.Discard)
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-func intervalOptions(seeds int) SimulateOptions {
-	return SimulateOptions{
+func intervalOptions(seeds int) Options {
+	return Options{
 		Deployment: sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: sim.Config{Seed: 3}},
 		Traffic: workload.TrafficOptions{Requests: 300, RatePerS: 4, Arrival: "poisson",
 			Prompt: "lognormal:p50=600,p99=6000", Think: "lognormal:p50=800,p99=8000", Answer: "lognormal:p50=200,p99=900"},

@@ -12,9 +12,9 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// SimulateOptions are a what-if simulation as `thinkcap simulate` runs it:
+// Options are a what-if simulation as `thinkcap simulate` runs it:
 // a deployment, its traffic, the what-if transforms and the routing.
-type SimulateOptions struct {
+type Options struct {
 	Deployment sim.DeploymentOptions
 	Traffic    workload.TrafficOptions
 	WhatIf     workload.WhatIfOptions
@@ -43,7 +43,7 @@ type SimulateOptions struct {
 
 // Validate checks every option before any work, so that a bad flag is
 // named at once: every problem of the deployment, traffic and what-ifs.
-func (o *SimulateOptions) Validate() error {
+func (o *Options) Validate() error {
 	if !(o.TimelineIntervalS > 0) || math.IsInf(o.TimelineIntervalS, 1) {
 		return fmt.Errorf("--timeline-interval must be a positive number of seconds, got %g", o.TimelineIntervalS)
 	}
@@ -57,7 +57,7 @@ func (o *SimulateOptions) Validate() error {
 }
 
 // Simulation is what Simulate produced: the pools' reports and merged
-// timeline (no results: SimulateOptions.Results sees them), and the summary
+// timeline (no results: Options.Results sees them), and the summary
 // JSON with the transforms applied.
 type Simulation struct {
 	*PoolsReport
@@ -71,7 +71,7 @@ type Simulation struct {
 // Simulate resolves the deployment in cat, loads the traffic, applies the
 // what-ifs, splits the requests between the pools and runs them. Every
 // error is the options' (bad input).
-func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
+func Simulate(cat *profiles.Catalog, o Options) (*Simulation, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -101,8 +101,8 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 	}
 	s := rep.Summary()
 	s.Transforms = transforms
-	sim := &Simulation{PoolsReport: rep, Summary: s}
-	if err := o.intervals(cat, sim, cfg, reqs); err != nil {
+	out := &Simulation{PoolsReport: rep, Summary: s}
+	if err := o.intervals(cat, out, cfg, reqs); err != nil {
 		return nil, err
 	}
 	for i, p := range pools {
@@ -112,8 +112,8 @@ func Simulate(cat *profiles.Catalog, o SimulateOptions) (*Simulation, error) {
 			if p.Name != "" {
 				why = "pool " + p.Name + ": " + why
 			}
-			sim.OutsideCorpus = append(sim.OutsideCorpus, why)
+			out.OutsideCorpus = append(out.OutsideCorpus, why)
 		}
 	}
-	return sim, nil
+	return out, nil
 }

@@ -62,8 +62,8 @@ thinking budget; high: 4,096).`,
 
 // options are the flags as the simulator's options; progress bars and the
 // log reader's warnings go to errOut.
-func (o *simulateOptions) options(errOut io.Writer) scenario.SimulateOptions {
-	return scenario.SimulateOptions{
+func (o *simulateOptions) options(errOut io.Writer) scenario.Options {
+	return scenario.Options{
 		Deployment: o.dep.options(), Traffic: o.traffic.options(),
 		WhatIf: o.whatIf.options(), Route: o.whatIf.routeOptions(),
 		TimelineIntervalS: o.timelineInterval, Timeline: o.timelinePath != "", Warn: errOut,
