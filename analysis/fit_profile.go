@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -18,13 +19,6 @@ type ProfileFit struct {
 	SpikeMinMass float64 // --spike-min-mass, in (0, 1]
 	Report       string  // --report: the fit report's format, table or json
 }
-
-// inputError marks an error of the user's input (the log fits nothing): a
-// command exits 2 on it (BadInput).
-type inputError struct{ error }
-
-func (e inputError) Unwrap() error { return e.error }
-func (inputError) BadInput() bool  { return true }
 
 // Validate checks the options, the first problem named by its flag.
 func (p *ProfileFit) Validate() error {
@@ -42,7 +36,7 @@ func (p *ProfileFit) Validate() error {
 
 // Profile fits the requests f holds, read from the log at path, and
 // returns the report and the profile file (profileYAML). A log that fits
-// nothing is bad input (BadInput).
+// nothing is bad input (an inputerr.Error).
 func (p *ProfileFit) Profile(f *TrafficFitter, path string) (FitReport, []byte, error) {
 	name := p.Name
 	if name == "" {
@@ -50,7 +44,7 @@ func (p *ProfileFit) Profile(f *TrafficFitter, path string) (FitReport, []byte, 
 	}
 	rep, err := f.Fit(name, FitOptions{SpikeMinMass: p.SpikeMinMass})
 	if err != nil {
-		return rep, nil, inputError{err}
+		return rep, nil, inputerr.New(err)
 	}
 	data, err := profileYAML(&rep, filepath.Base(path))
 	return rep, data, err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -54,13 +55,6 @@ type ServeOptions struct {
 	// Out receives the ready line and the log lines.
 	Out io.Writer
 }
-
-// inputError marks an error of the options, not of serving: a command
-// exits 2 on it (BadInput).
-type inputError struct{ error }
-
-func (e inputError) Unwrap() error { return e.error }
-func (inputError) BadInput() bool  { return true }
 
 // Validate checks the flags' values on their own, the first problem named
 // by its flag; Serve checks them again.
@@ -143,20 +137,20 @@ func (o *ServeOptions) apiKeys() []string {
 }
 
 // newServer builds the server the options describe; every error is the
-// options' (an inputError).
+// options' (an inputerr.Error).
 func (o *ServeOptions) newServer() (*Server, error) {
 	if err := o.Validate(); err != nil {
-		return nil, inputError{err}
+		return nil, inputerr.New(err)
 	}
 	names, _ := o.servedNames()
 	level, _ := ParseLogLevel(o.LogLevel)
 	classes, err := workload.ClassesFromTraffic(o.Traffic)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("--traffic: %w", err)}
+		return nil, inputerr.Field("Traffic", err)
 	}
 	sampler, err := NewClassSampler(classes, o.Seed)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("--traffic: %w", err)}
+		return nil, inputerr.Field("Traffic", err)
 	}
 	emu, err := New(Config{
 		Sim: o.Sim, ModelPath: o.ModelPath, ServedModelNames: names, TimeScale: o.TimeScale,
@@ -168,7 +162,7 @@ func (o *ServeOptions) newServer() (*Server, error) {
 		APIKeys: o.apiKeys(),
 	})
 	if err != nil {
-		return nil, inputError{err}
+		return nil, inputerr.New(err)
 	}
 	return emu, nil
 }
@@ -176,7 +170,7 @@ func (o *ServeOptions) newServer() (*Server, error) {
 // Serve builds the server, listens on Host:Port, prints the ready line to
 // Out and serves until ctx is done; then it drains in-flight streams for
 // up to DrainTimeout and stops, returning nil either way. Errors of the
-// options (flags, the traffic profile, the address) have BadInput() true.
+// options (flags, the traffic profile, the address) are inputerr.Errors.
 func Serve(ctx context.Context, o ServeOptions) error {
 	emu, err := o.newServer()
 	if err != nil {
@@ -184,7 +178,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
 	if err != nil {
-		return inputError{fmt.Errorf("--host/--port: %w", err)}
+		return inputerr.Field("Address", err)
 	}
 	engineCtx, stopEngine := context.WithCancel(context.Background())
 	defer stopEngine()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -93,7 +94,7 @@ func Calibrate(o Options) (*Scoreboard, error) {
 func (o *Options) corpus() (*corpus, error) {
 	recs, err := ReadCorpus(o.Corpus)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, inputerr.New(err)
 	}
 	cat := o.Catalog
 	if cat == nil {
@@ -110,7 +111,7 @@ func (o *Options) corpus() (*corpus, error) {
 		return nil, err
 	}
 	if len(c.replayable()) == 0 {
-		return nil, inputError{fmt.Errorf("--corpus %s: none of its %d records can be replayed", o.Corpus, len(recs))}
+		return nil, inputerr.Fieldf("Corpus", "%s: none of its %d records can be replayed", o.Corpus, len(recs))
 	}
 	return c, nil
 }
@@ -264,7 +265,7 @@ func paramNames() string {
 func CheckHold(names []string) error {
 	for _, h := range names {
 		if !slices.ContainsFunc(params, func(p param) bool { return p.name == h }) {
-			return inputError{fmt.Errorf("--hold: unknown coefficient %q (valid: %s)", h, paramNames())}
+			return inputerr.Field("Hold", fmt.Errorf("unknown coefficient %q (valid: %s)", h, paramNames()))
 		}
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // WritePlot draws predicted against measured as a log-log scatter, one
@@ -90,7 +92,7 @@ func WritePlotFile(path string, sb *Scoreboard) error {
 		return err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return inputError{fmt.Errorf("--plot: %w", err)}
+		return inputerr.Field("Plot", err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -96,7 +97,7 @@ func WriteModelError(path string, sb *Scoreboard, corpus string) error {
 		return err
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return inputError{fmt.Errorf("--model-error: %w", err)}
+		return inputerr.Field("ModelError", err)
 	}
 	return nil
 }
@@ -108,7 +109,7 @@ func WriteStepFits(path string, sb *Scoreboard, corpus string) error {
 		return err
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return inputError{fmt.Errorf("--out: %w", err)}
+		return inputerr.Field("Out", err)
 	}
 	return nil
 }
@@ -120,10 +121,3 @@ func round(v float64, digits int) float64 {
 	}
 	return r
 }
-
-// inputError marks an error of the user's input (a file that cannot be
-// written, a corpus that cannot be read): a command exits 2 on it.
-type inputError struct{ error }
-
-func (e inputError) Unwrap() error { return e.error }
-func (inputError) BadInput() bool  { return true }

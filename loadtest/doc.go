@@ -8,8 +8,9 @@
 // summary and the run's final state. Options (options.go) is everything a
 // run needs, checked by Validate; Write (write.go) prints the Outcome and
 // returns its verdict (the breaker, the thresholds, the comparison with
-// the prediction). The command maps the typed errors (errors.go) onto
-// exit codes: InputError 2, InterruptedError 130 or 143, anything else 1.
+// the prediction). The command maps the errors onto exit codes: an
+// inputerr.Error (a run refused) 2, an InterruptedError (errors.go) 130 or
+// 143, anything else 1.
 //
 // The measuring itself is loadgen's (pacing, streaming client, scraper,
 // run directory); this package only wires it for one run.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
@@ -104,7 +105,7 @@ func writeSummary(rd *loadgen.RunDir, s *analysis.Summary) error {
 func writeJSONFile(path string, v any) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	bw := bufio.NewWriter(f)
 	if err := writeJSON(bw, v); err != nil {

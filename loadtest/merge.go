@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -56,21 +57,21 @@ type shardDir struct {
 // are merged with what they wrote, and the merged run says so.
 func Merge(o MergeOptions) (*MergeOutcome, error) {
 	if len(o.Dirs) == 0 {
-		return nil, badInput(errors.New("merge: no run directory given"))
+		return nil, inputerr.New(errors.New("merge: no run directory given"))
 	}
 	if err := loadgen.CheckRunDir(o.Out, o.Force); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	shards := make([]*shardDir, len(o.Dirs))
 	for i, d := range o.Dirs {
 		s, err := readShard(d)
 		if err != nil {
-			return nil, badInput(err)
+			return nil, inputerr.New(err)
 		}
 		shards[i] = s
 	}
 	if err := checkShards(shards); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	origin := shards[0].scheduleStart()
 	for _, s := range shards[1:] {
@@ -106,7 +107,7 @@ func Merge(o MergeOptions) (*MergeOutcome, error) {
 		}
 		if s.gaps != nil {
 			if err := gaps.AddCounts(*s.gaps); err != nil {
-				return nil, badInput(fmt.Errorf("%s: %w", s.dir, err))
+				return nil, inputerr.New(fmt.Errorf("%s: %w", s.dir, err))
 			}
 		} else {
 			out.Notes = append(out.Notes, fmt.Sprintf("%s has no %s: its inter-token gaps are not in the merged ITL", s.dir, loadgen.ITLGapsFile))
@@ -140,7 +141,7 @@ func Merge(o MergeOptions) (*MergeOutcome, error) {
 	}
 
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	if err := writeResults(filepath.Join(o.Out, loadgen.ResultsFile), results); err != nil {
 		return nil, err
@@ -302,7 +303,7 @@ func mergedSummary(meta loadgen.Metadata, measured, fromSent []workload.Result, 
 func writeResults(path string, results []workload.Result) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if err := workload.WriteResults(f, results); err != nil {
 		f.Close()
@@ -316,7 +317,7 @@ func writeResults(path string, results []workload.Result) error {
 func writeTimeline(dir string, scraper *shardDir, origin time.Time) error {
 	out, err := os.Create(filepath.Join(dir, loadgen.TimelineFile))
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	w := csv.NewWriter(out)
 	defer out.Close()
@@ -328,7 +329,7 @@ func writeTimeline(dir string, scraper *shardDir, origin time.Time) error {
 	}
 	in, err := os.Open(filepath.Join(scraper.dir, loadgen.TimelineFile))
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	defer in.Close()
 	r := csv.NewReader(in)

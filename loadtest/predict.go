@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
@@ -34,7 +35,7 @@ func (r *run) predict(ctx context.Context) error {
 func (p *Predict) printPrediction(w io.Writer, cfg sim.Config, server *verify.Run, reqs []workload.Request, concurrency int) error {
 	setup, err := verify.Configure(&cfg, server, p.Explicit)
 	if err != nil {
-		return badInput(fmt.Errorf("--predict: %w", err))
+		return inputerr.New(fmt.Errorf("--predict: %w", err))
 	}
 	planned := append([]workload.Request(nil), reqs...)
 	for i := range planned {
@@ -42,7 +43,7 @@ func (p *Predict) printPrediction(w io.Writer, cfg sim.Config, server *verify.Ru
 	}
 	rep, err := sim.Run(cfg, planned, sim.Options{Concurrency: concurrency})
 	if err != nil {
-		return badInput(fmt.Errorf("--predict: %w", err))
+		return inputerr.New(fmt.Errorf("--predict: %w", err))
 	}
 	s := rep.Summary()
 	s.Kind = "prediction"
@@ -67,7 +68,7 @@ func (p *Predict) printPrediction(w io.Writer, cfg sim.Config, server *verify.Ru
 func (p *Predict) verifyRun(w io.Writer, dir string) error {
 	run, err := verify.LoadRun(dir)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	cfg, err := p.Config(run.Meta.Model)
 	if err != nil {
@@ -75,7 +76,7 @@ func (p *Predict) verifyRun(w io.Writer, dir string) error {
 	}
 	out, err := verify.Verify(cfg, run, p.Explicit, p.Tolerances, p.MinRequests)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	fmt.Fprintln(w)
 	if err := verify.WriteTable(w, out); err != nil {

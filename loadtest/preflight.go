@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
@@ -25,7 +26,7 @@ func preflight(ctx context.Context, o *Options, client *http.Client) (loadgen.Mo
 		HTTPClient: client, Metrics: o.ScrapeInterval > 0,
 	})
 	if err != nil {
-		return res.Models, badInput(fmt.Errorf("preflight: %w (--no-preflight skips this check)", err))
+		return res.Models, inputerr.New(fmt.Errorf("preflight: %w (--no-preflight skips this check)", err))
 	}
 	if res.Picked {
 		fmt.Fprintf(o.Stderr, "thinkcap: --model not given: using %s, the only model the server serves\n", res.Model)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
@@ -59,7 +60,7 @@ func writeLoadReport(path string, r *run, s *analysis.Summary, out *loadgen.Outc
 		return fmt.Errorf("--report: %w", err)
 	}
 	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
-		return badInput(fmt.Errorf("--report: %w", err))
+		return inputerr.New(fmt.Errorf("--report: %w", err))
 	}
 	return nil
 }

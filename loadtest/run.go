@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -46,7 +47,7 @@ type run struct {
 // Run runs the load test: the checks that may refuse it (options,
 // preflight, --out), the prediction, then the run directory, the scraper,
 // the connections' warm-up and the load, and at the end summary.json and
-// the run's final state. A refused run returns an InputError and leaves
+// the run's final state. A refused run returns an inputerr.Error and leaves
 // no directory; SIGINT or SIGTERM stop the load, and the Outcome says so
 // (Write returns the InterruptedError after printing what was measured).
 func Run(ctx context.Context, o Options) (*Outcome, error) {
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	if r.rd, err = loadgen.OpenRunDir(r.dir, o.Force); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	defer r.rd.Close()
 	// metadata.json says "running" from here on: after a kill -9 a reader
@@ -95,19 +96,19 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 // about to send, so that a refused run leaves none behind.
 func prepare(ctx context.Context, o *Options) (*run, error) {
 	if err := o.Validate(); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	o.applyShard()
 	o.applyRamp()
 	checks, err := o.checks()
 	if err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	// One HTTP client for the preflight, the warm-up and the run: the
 	// connections it opens first are the ones the load uses.
 	httpClient, err := loadgen.NewHTTPClient(o.CACert)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--ca-cert: %w", err))
+		return nil, inputerr.New(fmt.Errorf("--ca-cert: %w", err))
 	}
 	scrapes, _ := loadgen.NewHTTPClient(o.CACert)
 	// --header goes with every request: the load, the preflight, the
@@ -125,11 +126,11 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 		ExtraBody: o.ExtraBody, Secrets: loadgen.HeaderValues(o.Headers),
 	})
 	if err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	r.dir = runDirName(o.Out)
 	if err := loadgen.CheckRunDir(r.dir, o.Force); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	return r, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -337,7 +338,7 @@ func writeVLLMResult(path string, r *orderedJSON) error {
 		return err
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return badInput(fmt.Errorf("--save-result: %w", err))
+		return inputerr.New(fmt.Errorf("--save-result: %w", err))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -100,13 +101,13 @@ func Sweep(ctx context.Context, so SweepOptions) (*SweepOutcome, error) {
 		base.Out = runDirName("") + "-sweep"
 	}
 	if base.JSON {
-		return nil, badInput(errors.New("a sweep prints its table and writes sweep.json in --out; -o json is for one run"))
+		return nil, inputerr.New(errors.New("a sweep prints its table and writes sweep.json in --out; -o json is for one run"))
 	}
 	if len(base.Thresholds) > 0 || base.MaxFailureRate != nil || base.SaveResult != "" || base.Report != "" {
-		return nil, badInput(errors.New("--threshold, --max-failure-rate, --save-result and --report judge or record one run; in a sweep each point's run directory has its summary.json, and the sweep its table, sweep.json and sweep.png"))
+		return nil, inputerr.New(errors.New("--threshold, --max-failure-rate, --save-result and --report judge or record one run; in a sweep each point's run directory has its summary.json, and the sweep its table, sweep.json and sweep.png"))
 	}
 	if err := os.MkdirAll(base.Out, 0o755); err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	out := &SweepOutcome{Dir: base.Out}
 	points := slices.Clone(so.Points)

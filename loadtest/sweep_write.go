@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // writeSweepFiles writes sweep.json and the capacity curves into the
@@ -17,7 +18,7 @@ import (
 func writeSweepFiles(out *SweepOutcome) error {
 	f, err := os.Create(filepath.Join(out.Dir, "sweep.json"))
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	bw := bufio.NewWriter(f)
 	err = writeJSON(bw, out)

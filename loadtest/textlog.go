@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
@@ -25,7 +26,7 @@ func newTextLog(dir string, rate float64) (*textLog, error) {
 	}
 	f, err := os.Create(filepath.Join(dir, loadgen.TextsFile))
 	if err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	return &textLog{f: f, enc: json.NewEncoder(f)}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // ErrNoCandidate is a search none of whose candidates meets the SLOs: a
@@ -19,13 +21,6 @@ func (r *Result) Verdict() error {
 	return nil
 }
 
-// inputError marks an error of the user's input (a file that cannot be
-// created): a command exits 2 on it (BadInput).
-type inputError struct{ error }
-
-func (e inputError) Unwrap() error { return e.error }
-func (inputError) BadInput() bool  { return true }
-
 // WritePlotFile writes WritePlot's PNG to path (--plot).
 func WritePlotFile(path string, r *Result, slo SLO) error {
 	return writePlotFile(path, func(w io.Writer) error { return WritePlot(w, r, slo) })
@@ -36,11 +31,11 @@ func WritePlotFile(path string, r *Result, slo SLO) error {
 func writePlotFile(path string, plot func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return inputError{fmt.Errorf("--plot: %w", err)}
+		return inputerr.Field("Plot", err)
 	}
 	if err := plot(f); err != nil {
 		f.Close()
-		return fmt.Errorf("--plot: %w", err)
+		return fmt.Errorf("%s: %w", inputerr.Name("Plot"), err)
 	}
 	return f.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -112,7 +113,7 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done,
 	}
 	free, err := parseFit(fit)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("--fit: %w", err)}
+		return nil, inputerr.Field("Fit", err)
 	}
 	all := make([]int, len(runs))
 	for i := range runs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -39,7 +40,7 @@ func (f *CalibrationFile) Write(c *Calibration, cfg sim.Config, dirs []string) e
 		return err
 	}
 	if err := os.WriteFile(f.Path, data, 0o644); err != nil {
-		return inputError{fmt.Errorf("--out: %w", err)}
+		return inputerr.Field("Out", err)
 	}
 	f.Written = true
 	return nil

@@ -1,8 +1,7 @@
 package verify
 
 import (
-	"fmt"
-
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -19,14 +18,14 @@ type Deployment struct {
 
 // Load reads the run directory and the deployment the flags describe for
 // it, in that order after the flags' own check. Every error but the
-// catalog's is bad input (BadInput); the catalog's is returned as it is.
+// catalog's is bad input (an inputerr.Error); the catalog's is returned as it is.
 func (d Deployment) Load(dir string) (sim.Config, *Run, error) {
 	if err := d.Options.Validate(); err != nil { // the flags before the run is read
-		return sim.Config{}, nil, inputError{err}
+		return sim.Config{}, nil, inputerr.New(err)
 	}
 	run, err := LoadRun(dir)
 	if err != nil {
-		return sim.Config{}, nil, inputError{err}
+		return sim.Config{}, nil, inputerr.New(err)
 	}
 	cat, err := d.Catalog()
 	if err != nil {
@@ -35,13 +34,13 @@ func (d Deployment) Load(dir string) (sim.Config, *Run, error) {
 	opts := d.Options
 	if !d.ModelGiven {
 		if _, err := cat.Model(run.Meta.Model); err != nil {
-			return sim.Config{}, nil, inputError{fmt.Errorf("%s: the run's model %q has no profile: pass --model (see thinkcap profiles)", dir, run.Meta.Model)}
+			return sim.Config{}, nil, inputerr.Errorf("%s: the run's model %q has no profile: pass %s (see thinkcap profiles)", dir, run.Meta.Model, inputerr.Name("Model"))
 		}
 		opts.Model = run.Meta.Model
 	}
 	cfg, err := opts.Config(cat)
 	if err != nil {
-		return cfg, nil, inputError{err}
+		return cfg, nil, inputerr.New(err)
 	}
 	return cfg, run, nil
 }
@@ -63,7 +62,7 @@ func (d Deployment) LoadConfigured(dirs []string) ([]sim.Config, []*Run, error) 
 			return nil, nil, err
 		}
 		if _, err := Configure(&cfg, run, d.explicit); err != nil {
-			return nil, nil, inputError{fmt.Errorf("%s: %w", dir, err)}
+			return nil, nil, inputerr.At(dir, 0, err)
 		}
 		cfgs, runs = append(cfgs, cfg), append(runs, run)
 	}
@@ -73,11 +72,11 @@ func (d Deployment) LoadConfigured(dirs []string) ([]sim.Config, []*Run, error) 
 // Verify checks the options, loads the run in dir with d (Load), verifies
 // the prediction of it (the package's Verify, the flags d's Options set
 // winning over the run) and writes the report and plots asked for. Errors
-// of the user's input have BadInput() true.
+// of the user's input are inputerr.Errors.
 func (o *Options) Verify(dir string, d Deployment) (*Outcome, error) {
 	tol, err := o.Tolerances()
 	if err != nil {
-		return nil, inputError{err}
+		return nil, inputerr.New(err)
 	}
 	cfg, run, err := d.Load(dir)
 	if err != nil {
@@ -85,7 +84,7 @@ func (o *Options) Verify(dir string, d Deployment) (*Outcome, error) {
 	}
 	out, err := Verify(cfg, run, d.explicit, tol, o.MinRequests)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, inputerr.New(err)
 	}
 	return out, o.WriteFiles(out)
 }

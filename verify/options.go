@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // Options are verify's checks and files as the command gives them.
@@ -28,23 +29,16 @@ func (o *Options) Tolerances() (map[string]float64, error) {
 	return tol, nil
 }
 
-// inputError marks an error of the user's input (a flag, a file that
-// cannot be created): a command exits 2 on it (BadInput).
-type inputError struct{ error }
-
-func (e inputError) Unwrap() error { return e.error }
-func (inputError) BadInput() bool  { return true }
-
 // WriteFiles writes the report and the plots the options ask for.
 func (o *Options) WriteFiles(out *Outcome) error {
 	if o.Report != "" {
 		if err := writeReportFile(o.Report, out); err != nil {
-			return fmt.Errorf("--report: %w", err)
+			return fmt.Errorf("%s: %w", inputerr.Name("Report"), err)
 		}
 	}
 	if o.PlotDir != "" {
 		if err := WritePlots(o.PlotDir, out); err != nil {
-			return inputError{fmt.Errorf("--plot-dir: %w", err)}
+			return inputerr.Field("PlotDir", err)
 		}
 	}
 	return nil
@@ -55,7 +49,7 @@ func (o *Options) WriteFiles(out *Outcome) error {
 func writeReportFile(path string, out *Outcome) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return inputError{err}
+		return inputerr.New(err)
 	}
 	bw := bufio.NewWriter(f)
 	if err := WriteReport(bw, out); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/fidelity"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/verify"
 )
@@ -63,7 +64,7 @@ by make refit when the corpus grows.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.corpus != "" {
 				if len(args) > 0 {
-					return badInput(fmt.Errorf("--corpus fits the corpus: give no run directories (got %d)", len(args)))
+					return inputerr.New(fmt.Errorf("--corpus fits the corpus: give no run directories (got %d)", len(args)))
 				}
 				return nil
 			}
@@ -85,11 +86,11 @@ by make refit when the corpus grows.`,
 // runCalibrateCorpus fits the corpus (--corpus) and writes the fits.
 func runCalibrateCorpus(cmd *cobra.Command, o *calibrateOptions) error {
 	if err := fidelity.CheckHold(o.hold); err != nil {
-		return packageError(err)
+		return err
 	}
 	for _, f := range []string{"fit", "write-anyway", "step-model"} {
 		if cmd.Flags().Changed(f) {
-			return badInput(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))
+			return inputerr.New(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))
 		}
 	}
 	out := o.file.Path
@@ -104,10 +105,10 @@ func runCalibrateCorpus(cmd *cobra.Command, o *calibrateOptions) error {
 	sb, err := fidelity.Calibrate(fidelity.Options{Corpus: o.corpus, Catalog: cat, Progress: bar.Update, Hold: o.hold})
 	bar.Done()
 	if err != nil {
-		return packageError(err)
+		return err
 	}
 	if err := fidelity.WriteStepFits(out, sb, o.corpus); err != nil {
-		return packageError(err)
+		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: wrote %s (use with --profiles %s)\n", out, out)
 	return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {
@@ -123,20 +124,20 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 		return runCalibrateCorpus(cmd, o)
 	}
 	if cmd.Flags().Changed("hold") {
-		return badInput(fmt.Errorf("--hold applies with --corpus only (with run directories, --fit names what is fitted)"))
+		return inputerr.New(fmt.Errorf("--hold applies with --corpus only (with run directories, --fit names what is fitted)"))
 	}
 	cfgs, runs, err := verifyDeployment(cmd, &o.dep).LoadConfigured(dirs)
 	if err != nil {
-		return packageError(err)
+		return err
 	}
 	bar := progress.New(cmd.ErrOrStderr(), "calibrate").Counting("fits")
 	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.Update)
 	bar.Done()
 	if err != nil {
-		return packageError(err)
+		return err
 	}
 	if err := o.file.Write(c, cfgs[0], dirs); err != nil {
-		return packageError(err)
+		return err
 	}
 	if c.Warning != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", c.Warning)

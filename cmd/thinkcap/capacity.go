@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -49,7 +50,7 @@ func runCapacity(out io.Writer, dep *deploymentFlags, output string, explain boo
 	}
 	c, err := sim.ComputeCapacity(&cfg)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	switch {
 	case output == "json" && explain:

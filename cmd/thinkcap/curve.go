@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 type curveOptions struct {
@@ -48,7 +49,7 @@ func runCurve(cmd *cobra.Command, path string, o *curveOptions) error {
 	}
 	rep, err := analysis.ReadCurve(path)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if o.plotPath != "" {
 		if err := writeFile(o.plotPath, func(w *bufio.Writer) error { return analysis.WriteCurvePlot(w, &rep) }); err != nil {

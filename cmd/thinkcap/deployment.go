@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -132,7 +133,7 @@ func (f *deploymentFlags) catalog() (*profiles.Catalog, error) {
 	}
 	if f.profilesPath != "" {
 		if err := cat.LoadPath(f.profilesPath); err != nil {
-			return nil, badInput(fmt.Errorf("--profiles: %w", err))
+			return nil, inputerr.New(fmt.Errorf("--profiles: %w", err))
 		}
 	}
 	return cat, nil
@@ -142,14 +143,14 @@ func (f *deploymentFlags) catalog() (*profiles.Catalog, error) {
 // (sim.DeploymentOptions.Validate), as bad input.
 func (f *deploymentFlags) validate() error {
 	o := f.options()
-	return badInput(o.Validate())
+	return inputerr.New(o.Validate())
 }
 
 // checkValues checks the engine's values given against vLLM's bounds
 // (sim.DeploymentOptions.CheckValues), as bad input.
 func (f *deploymentFlags) checkValues() error {
 	o := f.options()
-	return badInput(o.CheckValues())
+	return inputerr.New(o.CheckValues())
 }
 
 // config builds the simulator's deployment from the flags. Errors are bad
@@ -157,5 +158,5 @@ func (f *deploymentFlags) checkValues() error {
 func (f *deploymentFlags) config(cat *profiles.Catalog) (sim.Config, error) {
 	o := f.options()
 	cfg, err := o.Config(cat)
-	return cfg, badInput(err)
+	return cfg, inputerr.New(err)
 }

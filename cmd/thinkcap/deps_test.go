@@ -17,21 +17,23 @@ const module = "github.com/thinkcap/thinkcap/"
 var allowedImports = map[string][]string{
 	"profiles":        {},
 	"workload":        {"profiles", "internal/jsonscan"},
-	"analysis":        {"workload", "profiles"}, // profiles: fit writes a traffic profile
+	"analysis":        {"workload", "profiles", "internal/inputerr"}, // profiles: fit writes a traffic profile
 	"sim":             {"workload", "profiles", "analysis"},
 	"scenario":        {"sim", "workload", "profiles", "analysis"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
-	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi"},
-	"size":            {"sim", "scenario", "workload", "profiles", "analysis"},
-	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "loadgen"},
-	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress"},
+	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
+	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "internal/inputerr"},
+	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "loadgen", "internal/inputerr"},
+	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
 	// jsonscan is a leaf: the JSON scanner of the log reader and the chunk decoder.
 	"internal/jsonscan": {},
 	// progress is a leaf: the terminal bar and plain progress lines.
 	"internal/progress": {},
+	// inputerr is a leaf: the one error type of the user's input.
+	"internal/inputerr": {},
 	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.
 	"internal/vllmargs": {},
 }

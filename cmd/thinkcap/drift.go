@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 type driftOptions struct {
@@ -51,7 +52,7 @@ func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) err
 	}
 	opts, err := analysis.NewDriftOptions(o.thresholdPct, o.minCount, o.accuracyTolPts)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	base, next := analysis.NewDriftLog(), analysis.NewDriftLog()
 	if err := o.log.each(basePath, cmd.ErrOrStderr(), base.Add); err != nil {

@@ -48,16 +48,16 @@ not model) are counted with the reason.`,
 			sb, err := fidelity.Run(fidelity.Options{Corpus: o.corpus, Catalog: cat, Progress: bar.Update})
 			bar.Done()
 			if err != nil {
-				return packageError(err)
+				return err
 			}
 			if o.modelError != "" {
 				if err := fidelity.WriteModelError(o.modelError, sb, o.corpus); err != nil {
-					return packageError(err)
+					return err
 				}
 			}
 			if o.plot != "" {
 				if err := fidelity.WritePlotFile(o.plot, sb); err != nil {
-					return packageError(err)
+					return err
 				}
 			}
 			return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {

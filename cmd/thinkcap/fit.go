@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 type fitOptions struct {
@@ -52,7 +53,7 @@ Without -o the YAML goes to stdout and the report to stderr.`,
 
 func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	if err := o.fit.Validate(); err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	var fitter analysis.TrafficFitter
 	if err := o.log.each(path, cmd.ErrOrStderr(), fitter.Add); err != nil {
@@ -60,14 +61,14 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	}
 	rep, data, err := o.fit.Profile(&fitter, path)
 	if err != nil {
-		return packageError(err)
+		return err
 	}
 	// The profile to -o and the report to stdout, else the profile to
 	// stdout and the report to stderr.
 	yamlOut, reportOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if o.output != "" {
 		if err := os.WriteFile(o.output, data, 0o644); err != nil {
-			return badInput(fmt.Errorf("-o: %w", err))
+			return inputerr.New(fmt.Errorf("-o: %w", err))
 		}
 		reportOut = cmd.OutOrStdout()
 	} else if _, err := yamlOut.Write(data); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/workload"
@@ -176,7 +177,7 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	}
 	if o.traffic.sweep() || o.sweepN != 0 {
 		if o.k8s.job != "" {
-			return badInput(errors.New("--k8s-job prints one load test as a Job: a sweep is several"))
+			return inputerr.New(errors.New("--k8s-job prints one load test as a Job: a sweep is several"))
 		}
 		return runSweep(cmd, o, opts)
 	}
@@ -199,22 +200,22 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	warmup, err := loadtest.ParseWarmup(o.warmup)
 	if err != nil {
-		return loadtest.Options{}, badInput(err)
+		return loadtest.Options{}, inputerr.New(err)
 	}
 	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate(), o.dataset.validate(&o.traffic)); err != nil {
-		return loadtest.Options{}, badInput(err)
+		return loadtest.Options{}, inputerr.New(err)
 	}
 	headers, err := loadgen.ParseHeaders(o.headers, os.Getenv)
 	if err != nil {
-		return loadtest.Options{}, badInput(err)
+		return loadtest.Options{}, inputerr.New(err)
 	}
 	extraBody, err := loadgen.ParseExtraBody(o.extraBody)
 	if err != nil {
-		return loadtest.Options{}, badInput(err)
+		return loadtest.Options{}, inputerr.New(err)
 	}
 	history, err := workload.ParseHistory(o.whatIf.history)
 	if err != nil {
-		return loadtest.Options{}, badInput(err)
+		return loadtest.Options{}, inputerr.New(err)
 	}
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
@@ -233,27 +234,27 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	if o.rampUp != "" {
 		r, err := workload.ParseRamp(o.rampUp)
 		if err != nil {
-			return opts, badInput(err)
+			return opts, inputerr.New(err)
 		}
 		opts.RampUp = &r
 	}
 	opts.MaxRate = o.maxRate
 	if err := o.k8s.validate(fs); err != nil {
-		return opts, badInput(err)
+		return opts, inputerr.New(err)
 	}
 	if o.shard != "" {
 		sh, err := loadgen.ParseShard(o.shard)
 		if err != nil {
-			return opts, badInput(err)
+			return opts, inputerr.New(err)
 		}
 		opts.Shard = &sh
 	} else if o.scrapeAllShards {
-		return opts, badInput(fmt.Errorf("--scrape-all-shards only matters with --shard"))
+		return opts, inputerr.New(fmt.Errorf("--scrape-all-shards only matters with --shard"))
 	}
 	if o.startAt != "" {
 		t, err := time.Parse(time.RFC3339, o.startAt)
 		if err != nil {
-			return opts, badInput(fmt.Errorf("--start-at %q: want an RFC 3339 time, e.g. 2026-12-02T10:00:00Z", o.startAt))
+			return opts, inputerr.New(fmt.Errorf("--start-at %q: want an RFC 3339 time, e.g. 2026-12-02T10:00:00Z", o.startAt))
 		}
 		opts.StartAt = t
 	}
@@ -262,7 +263,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	case "auto", loadgen.EngineVLLM, loadgen.EngineSGLang:
 		opts.Engine = o.engine
 	default:
-		return opts, badInput(fmt.Errorf("--engine %q: want auto, vllm or sglang", o.engine))
+		return opts, inputerr.New(fmt.Errorf("--engine %q: want auto, vllm or sglang", o.engine))
 	}
 	if o.dataset.name != "" {
 		// Filled by requests(), for every sweep point alike.
@@ -273,7 +274,7 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		opts.MaxFailureRate = &o.maxFailureRate
 	}
 	if err := opts.Validate(); err != nil {
-		return opts, badInput(err)
+		return opts, inputerr.New(err)
 	}
 	return opts, checkOutput(o.output)
 }
@@ -302,10 +303,10 @@ func (o *loadtestOptions) requests(warn io.Writer) ([]workload.Request, error) {
 // or of --sweep N, each with the traffic at its rate.
 func runSweep(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options) error {
 	if o.sweepN < 0 {
-		return badInput(fmt.Errorf("--sweep %d: want the number of rates between the synchronous and the throughput runs", o.sweepN))
+		return inputerr.New(fmt.Errorf("--sweep %d: want the number of rates between the synchronous and the throughput runs", o.sweepN))
 	}
 	if o.sweepN > 0 && o.traffic.sweep() {
-		return badInput(errors.New("--sweep chooses its own rates: give it or a list of --rate/--concurrency, not both"))
+		return inputerr.New(errors.New("--sweep chooses its own rates: give it or a list of --rate/--concurrency, not both"))
 	}
 	var points []loadtest.SweepPoint
 	for _, r := range o.traffic.rates.vals {
@@ -342,5 +343,5 @@ func loadtestError(err error) error {
 	if stopped := (*loadtest.InterruptedError)(nil); errors.As(err, &stopped) {
 		return &interruptedError{sig: stopped.Signal, msg: err.Error()}
 	}
-	return packageError(err)
+	return err
 }

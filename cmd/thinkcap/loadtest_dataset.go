@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -66,7 +67,7 @@ func (d *datasetFlags) apply(reqs []workload.Request, seed int64) error {
 	}
 	ps, err := workload.ReadDataset(d.name, d.path, workload.DatasetOptions{OutputLen: outLen})
 	if err != nil {
-		return badInput(fmt.Errorf("--dataset-path: %w", err))
+		return inputerr.New(fmt.Errorf("--dataset-path: %w", err))
 	}
 	clear(d.texts)
 	for i, p := range workload.SampleDataset(ps, len(reqs), uint64(seed)) {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/workload"
@@ -77,7 +78,7 @@ func printK8sJob(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options, 
 	}
 	job, err := loadtest.K8sJob(k, time.Now())
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	return loadtest.WriteK8sJob(cmd.OutOrStdout(), job, k)
 }

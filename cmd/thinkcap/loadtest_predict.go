@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
@@ -79,7 +80,7 @@ func (p *predictFlags) validate() error {
 				strings.Join(only, ", "), verb))
 		}
 	}
-	return badInput(errors.Join(errs...))
+	return inputerr.New(errors.Join(errs...))
 }
 
 // explicit maps verify's flag names onto loadtest's.
@@ -112,7 +113,7 @@ func (p *predictFlags) config(served string) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	if _, err := cat.Model(dep.model); err != nil {
-		return sim.Config{}, badInput(fmt.Errorf("--predict: the served model %q has no profile: pass --model-profile (see thinkcap profiles)", dep.model))
+		return sim.Config{}, inputerr.New(fmt.Errorf("--predict: the served model %q has no profile: pass --model-profile (see thinkcap profiles)", dep.model))
 	}
 	return dep.config(cat)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -30,5 +31,5 @@ func (f *logFlags) options() workload.LogOptions {
 // each streams the log at path into add (workload.LogOptions.Each); errors
 // are bad input.
 func (f *logFlags) each(path string, warn io.Writer, add func(*workload.Request)) error {
-	return badInput(f.options().Each(path, warn, add))
+	return inputerr.New(f.options().Each(path, warn, add))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/vllmargs"
 )
 
@@ -43,8 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &stopped) {
 		return stopped.exitCode()
 	}
-	var bad *badInputError
-	if errors.As(err, &bad) || isUsageError(err) {
+	if inputerr.Is(err) || isUsageError(err) {
 		return exitBadInput
 	}
 	return exitCheckFailed
@@ -60,30 +60,6 @@ func isUsageError(err error) bool {
 		}
 	}
 	return false
-}
-
-// badInputError marks an error caused by the user's input: exit code 2.
-type badInputError struct{ err error }
-
-func (e *badInputError) Error() string { return e.err.Error() }
-func (e *badInputError) Unwrap() error { return e.err }
-
-// badInput wraps err (if not nil) as bad input.
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &badInputError{err}
-}
-
-// packageError maps a package's bad-input error (one whose BadInput() is
-// true) to badInput; any other error passes as it is.
-func packageError(err error) error {
-	var in interface{ BadInput() bool }
-	if errors.As(err, &in) && in.BadInput() {
-		return badInput(err)
-	}
-	return err
 }
 
 // interruptedError marks work stopped by a signal: exit 130 for SIGINT,

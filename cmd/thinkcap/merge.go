@@ -34,7 +34,7 @@ verify and calibrate take the merged directory as any other run.`,
 			o.Dirs, o.Args = args, os.Args
 			out, err := loadtest.Merge(o)
 			if err != nil {
-				return packageError(err)
+				return err
 			}
 			for _, n := range out.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)

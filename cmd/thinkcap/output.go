@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // checkOutput validates -o: every command prints a table or JSON.
 func checkOutput(output string) error {
 	if output != "table" && output != "json" {
-		return badInput(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
+		return inputerr.New(fmt.Errorf("-o: unknown output %q (valid: table, json)", output))
 	}
 	return nil
 }
@@ -35,7 +37,7 @@ func writeOutput[T any](w io.Writer, format string, v T, table func(io.Writer, T
 func writeFile(path string, write func(*bufio.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	bw := bufio.NewWriter(f)
 	if err := write(bw); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/size"
 )
@@ -70,11 +71,11 @@ func runPlan(cmd *cobra.Command, o *planOptions) error {
 		return err
 	}
 	if o.eval == "" {
-		return badInput(errors.New("--eval is required: the accuracy of each category at each budget"))
+		return inputerr.New(errors.New("--eval is required: the accuracy of each category at each budget"))
 	}
 	floors, err := parseFloors(o.minAccuracy)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	cands, reqs, opts, err := so.prepare(cmd)
 	if err != nil {
@@ -82,18 +83,18 @@ func runPlan(cmd *cobra.Command, o *planOptions) error {
 	}
 	curves, err := analysis.ReadCurve(o.eval)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	bar := progress.New(cmd.ErrOrStderr(), "planning").Counting("candidates")
 	opts.Progress = bar.Update
 	plan, err := size.PlanBudgets(cands, reqs, curves, size.PlanOptions{Options: opts, MinAccuracy: floors})
 	bar.Done()
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if o.size.plotPath != "" && plan.Chosen != nil {
 		if err := size.WritePlanPlotFile(o.size.plotPath, plan); err != nil {
-			return packageError(err)
+			return err
 		}
 	}
 	if err := writeOutput(cmd.OutOrStdout(), so.output, plan, size.WritePlanTable); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -18,7 +19,7 @@ type resultsFile struct {
 func createResultsFile(path string) (*resultsFile, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, inputerr.New(err)
 	}
 	return &resultsFile{f: f, rw: workload.NewResultWriter(f)}, nil
 }

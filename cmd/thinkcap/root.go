@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/internal/buildinfo"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -28,7 +29,7 @@ endpoint with the same traffic; and serves a vLLM-compatible emulator.`,
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputerr.New(err) })
 	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd(),
 		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd(), newVerifyCmd(), newCalibrateCmd(), newFidelityCmd(), newMergeCmd(), newPlanCmd())
 	return root

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/emulator"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // serveOptions are the deployment flags and the traffic profile, which
@@ -78,7 +79,7 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 	o.NamesGiven, o.MoreNames = cmd.Flags().Changed("served-model-name"), args
 	o.APIKeysGiven = cmd.Flags().Changed("api-key")
 	if err := o.Validate(); err != nil { // before any profile is read
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
@@ -88,10 +89,10 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 		return err
 	}
 	if o.Traffic, err = lookupTraffic(cat, o.traffic); err != nil {
-		return badInput(fmt.Errorf("--traffic: %w", err))
+		return inputerr.New(fmt.Errorf("--traffic: %w", err))
 	}
 	o.ModelPath, o.Seed, o.Out = o.dep.model, uint64(o.dep.seed), cmd.OutOrStdout()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return packageError(emulator.Serve(ctx, o.ServeOptions))
+	return emulator.Serve(ctx, o.ServeOptions)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/emulator"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -208,7 +209,7 @@ func TestServeBadInput(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := c.ExecuteContext(ctx)
 		cancel()
-		if _, ok := err.(*badInputError); !ok {
+		if !inputerr.Is(err) {
 			t.Errorf("%v: %v, want bad input", args, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
@@ -86,7 +87,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	opts := o.options(cmd.ErrOrStderr())
 	// Every flag before any work: a bad one is named at once.
 	if err := opts.Validate(); err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
@@ -103,7 +104,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	run, err := scenario.Simulate(cat, opts)
 	if err != nil {
 		results.discard()
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if err := results.close(); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/size"
@@ -72,14 +73,14 @@ hourly plan and the autoscaled fleet.`,
 // what-ifs, and the search's options.
 func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.Request, size.Options, error) {
 	if o.traffic.concurrency() != 0 {
-		return nil, nil, size.Options{}, badInput(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
+		return nil, nil, size.Options{}, inputerr.New(errors.New("--concurrency: size searches open-loop traffic, give a rate"))
 	}
 	if err := errors.Join(o.dep.checkValues(), o.traffic.validate(), o.whatIf.validate(), o.scale.validate(cmd.Flags(), o.byHour), o.checkConfidence(cmd)); err != nil {
-		return nil, nil, size.Options{}, badInput(err)
+		return nil, nil, size.Options{}, inputerr.New(err)
 	}
 	opts, err := o.q.Options()
 	if err != nil {
-		return nil, nil, opts, badInput(err)
+		return nil, nil, opts, inputerr.New(err)
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
@@ -88,7 +89,7 @@ func (o *sizeOptions) prepare(cmd *cobra.Command) ([]size.Candidate, []workload.
 	o.q.Shared = o.dep.options()
 	cands, err := o.q.Candidates(cat)
 	if err != nil {
-		return nil, nil, opts, badInput(err)
+		return nil, nil, opts, inputerr.New(err)
 	}
 	reqs, err := o.traffic.load(cat, o.dep.seed, cmd.ErrOrStderr())
 	if err != nil {
@@ -163,14 +164,14 @@ func runSize(cmd *cobra.Command, o *sizeOptions) error {
 	res, err := size.Search(cands, reqs, opts)
 	bar.Done()
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if why := res.OutsideCorpus(); why != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", why)
 	}
 	if o.plotPath != "" {
 		if err := size.WritePlotFile(o.plotPath, res, opts.SLOs[0]); err != nil {
-			return packageError(err)
+			return err
 		}
 	}
 	if err := writeOutput(cmd.OutOrStdout(), o.output, res, size.WriteTable); err != nil {

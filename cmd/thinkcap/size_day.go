@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/size"
@@ -67,11 +68,11 @@ func runSizeByHour(cmd *cobra.Command, o *sizeOptions, cands []size.Candidate, r
 	plan, err := size.PlanDay(cands, reqs, size.DayOptions{Options: opts, Autoscale: policy})
 	bar.Done()
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	if o.plotPath != "" && plan.Deployment != nil {
 		if err := size.WriteDayPlotFile(o.plotPath, plan); err != nil {
-			return packageError(err)
+			return err
 		}
 	}
 	if err := writeOutput(cmd.OutOrStdout(), o.output, plan, size.WriteDayTable); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // sizeRun executes `thinkcap size` with args, returning stdout and the
@@ -75,7 +77,7 @@ func TestSizeGrid(t *testing.T) {
 
 func TestSizeNoCandidatePassesExitsOne(t *testing.T) {
 	_, err := sizeRun(t, append([]string{"--slo", "tpot_p99=1ms", "--max-replicas", "2"}, tinyArgs...)...)
-	var bad *badInputError
+	var bad *inputerr.Error
 	if err == nil || errors.As(err, &bad) {
 		t.Errorf("want a check failure (exit 1), got %v", err)
 	}
@@ -113,7 +115,7 @@ func TestSizeBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := sizeRun(t, tt.args...)
-		var bad *badInputError
+		var bad *inputerr.Error
 		if !errors.As(err, &bad) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: got %v, want bad input naming %s", tt.args, err, tt.want)
 		}
@@ -174,7 +176,7 @@ func TestSizeConfidence(t *testing.T) {
 		t.Errorf("table does not say what the confidence costs:\n%s", table)
 	}
 	for _, bad := range [][]string{{"--seeds", "5"}, {"--confidence", "0.9", "--by-hour"}} {
-		var in *badInputError
+		var in *inputerr.Error
 		if _, err := sizeRun(t, append(args, bad...)...); !errors.As(err, &in) {
 			t.Errorf("%v: %v; want a refusal as bad input (exit 2)", bad, err)
 		}

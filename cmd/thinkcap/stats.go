@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 type statsOptions struct {
@@ -49,11 +50,11 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 	}
 	opts, err := analysis.NewStatsOptions(o.tpotS, o.concurrency)
 	if err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	acc := analysis.NewStatsAccumulator(opts)
 	if err := acc.AddLog(path, o.log.options(), cmd.ErrOrStderr()); err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	rep := acc.Result()
 	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteStatsTable)

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // execAnalysisCmd runs one command built on its own (as the root command
@@ -23,13 +25,13 @@ func execAnalysisCmd(t *testing.T, c *cobra.Command, args ...string) (string, st
 	c.SetOut(&stdout)
 	c.SetErr(&stderr)
 	c.SilenceUsage, c.SilenceErrors = true, true
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputerr.New(err) })
 	err := c.Execute()
 	code := exitOK
 	if err != nil {
 		fmt.Fprintf(&stderr, "thinkcap: %v\n", err)
 		code = exitCheckFailed
-		var bad *badInputError
+		var bad *inputerr.Error
 		if errors.As(err, &bad) || isUsageError(err) {
 			code = exitBadInput
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -105,10 +106,10 @@ func (f *trafficFlags) validate() error {
 		errs = append(errs, fmt.Errorf("--rate and --concurrency: a sweep varies one of them"))
 	}
 	if len(errs) > 0 {
-		return badInput(errors.Join(errs...))
+		return inputerr.New(errors.Join(errs...))
 	}
 	o := f.options()
-	return badInput(o.Validate())
+	return inputerr.New(o.Validate())
 }
 
 // load reads or generates the requests. Warnings go to warn; errors are
@@ -116,7 +117,7 @@ func (f *trafficFlags) validate() error {
 func (f *trafficFlags) load(cat *profiles.Catalog, seed int64, warn io.Writer) ([]workload.Request, error) {
 	o := f.options()
 	reqs, err := o.Load(cat, uint64(seed), warn)
-	return reqs, badInput(err)
+	return reqs, inputerr.New(err)
 }
 
 // lookupTraffic is a traffic profile by name, or the one profile of a

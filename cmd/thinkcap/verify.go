@@ -65,7 +65,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 	}
 	out, err := o.check.Verify(dir, verifyDeployment(cmd, &o.dep))
 	if err != nil {
-		return packageError(err)
+		return err
 	}
 	if err := writeOutput(cmd.OutOrStdout(), o.output, out, verify.WriteTable); err != nil {
 		return err

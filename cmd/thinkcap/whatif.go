@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -58,7 +59,7 @@ func (f *whatIfFlags) routeOptions() scenario.RouteOptions {
 // problem, as bad input.
 func (f *whatIfFlags) validate() error {
 	w, r := f.options(), f.routeOptions()
-	return badInput(errors.Join(w.Validate(), r.Validate()))
+	return inputerr.New(errors.Join(w.Validate(), r.Validate()))
 }
 
 // apply transforms the requests; errors are bad input.
@@ -68,5 +69,5 @@ func (f *whatIfFlags) apply(reqs []workload.Request, seed int64) ([]workload.Req
 	}
 	w := f.options()
 	out, reports, err := w.Apply(reqs, uint64(seed))
-	return out, reports, badInput(err)
+	return out, reports, inputerr.New(err)
 }
