@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -307,7 +308,7 @@ func TestLoadtestThresholds(t *testing.T) {
 
 // TestLoadtestErrorsInSummary: summary.json says what failed.
 func TestLoadtestErrorsInSummary(t *testing.T) {
-	srv, _ := fakeVLLM(t, 5)
+	srv, _ := vllmtest.Fake(t, 5)
 	t.Setenv("TEST_KEY", "sekrit-key")
 	dir := filepath.Join(t.TempDir(), "run")
 	out, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "test-model", "--api-key-env", "TEST_KEY",

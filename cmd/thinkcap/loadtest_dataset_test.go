@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -21,7 +22,7 @@ import (
 // prompts as given with its output lengths as max tokens, on the traffic's
 // schedule; bad datasets and contradicting flags are refused.
 func TestLoadtestDatasets(t *testing.T) {
-	backend, _ := slowVLLM(t, time.Millisecond)
+	backend, _ := vllmtest.Slow(t, time.Millisecond)
 	target, _ := url.Parse(backend.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex

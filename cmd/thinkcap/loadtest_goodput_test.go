@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
 // TestLoadtestGoodput: --goodput counts the requests that met every
@@ -13,7 +15,7 @@ import (
 // fail a run that misses them; goodput thresholds without SLOs and bad
 // SLOs are refused before anything is sent.
 func TestLoadtestGoodput(t *testing.T) {
-	srv, _ := slowVLLM(t, 2*time.Millisecond)
+	srv, _ := vllmtest.Slow(t, 2*time.Millisecond)
 	run := func(args ...string) (string, string, int) {
 		dir := filepath.Join(t.TempDir(), "run")
 		base := []string{"loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "6", "--rate", "50",

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
 // TestLoadtestHeadersAndExtraBody: --header reaches every route the load
@@ -21,7 +23,7 @@ import (
 // included; --extra-body's fields are in every chat body; no header value
 // is written to the run directory.
 func TestLoadtestHeadersAndExtraBody(t *testing.T) {
-	backend, _ := slowVLLM(t, time.Millisecond)
+	backend, _ := vllmtest.Slow(t, time.Millisecond)
 	target, _ := url.Parse(backend.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
 // TestLoadtestRampUp: --ramp-up stretches an open loop's schedule onto the
 // ramp (sparse first, the full rate after) and leaves the ramp's requests
 // out of the statistics; --max-rate is refused with a closed loop.
 func TestLoadtestRampUp(t *testing.T) {
-	srv, _ := slowVLLM(t, time.Millisecond)
+	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	dir := filepath.Join(t.TempDir(), "run")
 	out, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "40", "--rate", "100",
 		"--arrival", "constant", "--prompt-tokens", "8", "--think-tokens", "2", "--answer-tokens", "2",

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
 // TestLoadtestReport: --report writes one self-contained HTML file of the
@@ -13,7 +15,7 @@ import (
 // plots embedded (latency CDFs, throughput, and the server's timeline when
 // scraped; a note instead when not).
 func TestLoadtestReport(t *testing.T) {
-	srv, _ := slowVLLM(t, time.Millisecond)
+	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	tmp := t.TempDir()
 	for _, c := range []struct {
 		scrape   string

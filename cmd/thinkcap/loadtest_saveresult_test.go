@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
 // orderedKeys are a JSON object's keys in file order.
@@ -49,7 +51,7 @@ func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	}
 	wantKeys, wantVals := orderedKeys(t, real)
 
-	srv, _ := slowVLLM(t, 2*time.Millisecond)
+	srv, _ := vllmtest.Slow(t, 2*time.Millisecond)
 	tmp := t.TempDir()
 	path := filepath.Join(tmp, "result.json")
 	_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "8", "--rate", "40",

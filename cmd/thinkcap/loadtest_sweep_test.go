@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/loadtest"
 )
 
@@ -78,7 +79,7 @@ func TestLoadtestSweepStopsAtSaturation(t *testing.T) {
 // TestLoadtestAutoSweep: --sweep N runs a synchronous point, a throughput
 // point (every request at once), then N rates between their request rates.
 func TestLoadtestAutoSweep(t *testing.T) {
-	srv, _ := slowVLLM(t, time.Millisecond)
+	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	out := filepath.Join(t.TempDir(), "auto")
 	_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "6",
 		"--prompt-tokens", "8", "--think-tokens", "4", "--answer-tokens", "4", "--sweep", "2", "--out", out)
@@ -99,7 +100,7 @@ func TestLoadtestAutoSweep(t *testing.T) {
 // TestLoadtestSweepRefusals: what a sweep cannot do is refused before any
 // load.
 func TestLoadtestSweepRefusals(t *testing.T) {
-	srv, _ := slowVLLM(t, time.Millisecond)
+	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	for _, c := range []struct {
 		args []string
 		want string
