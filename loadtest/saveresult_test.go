@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 // orderedKeys are a JSON object's keys in file order.
@@ -39,13 +40,13 @@ func orderedKeys(t *testing.T, b []byte) ([]string, map[string]any) {
 	return keys, vals
 }
 
-// TestLoadtestSaveResultReadsLikeVLLMBench: --save-result writes every key
+// TestSaveResultReadsLikeVLLMBench: SaveResult writes every key
 // of a real `vllm bench serve --save-result` file (loadtest/testdata, with
 // its provenance), in its order and with its JSON types, its values
-// consistent with the run; --metadata adds string keys after num_prompts,
-// --percentiles picks the p-keys, --goodput fills request_goodput.
-func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
-	real, err := os.ReadFile("../../loadtest/testdata/vllm-bench-serve-result.json")
+// consistent with the run; Metadata adds string keys after num_prompts,
+// Percentiles picks the p-keys, Goodput fills request_goodput.
+func TestSaveResultReadsLikeVLLMBench(t *testing.T) {
+	real, err := os.ReadFile("testdata/vllm-bench-serve-result.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +55,9 @@ func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	srv, _ := vllmtest.Slow(t, 2*time.Millisecond)
 	tmp := t.TempDir()
 	path := filepath.Join(tmp, "result.json")
-	_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "8", "--rate", "40",
-		"--prompt-tokens", "8", "--think-tokens", "4", "--answer-tokens", "6", "--out", filepath.Join(tmp, "run"),
-		"--save-result", path, "--metadata", "gpu=H100", "--metadata", "note = a b=c")
+	o := testOptions(srv.URL, filepath.Join(tmp, "run"), synthetic(t, 8, 40, "8", "4", "6"))
+	o.Model, o.ScrapeInterval, o.SaveResult, o.Metadata = "slow-model", time.Second, path, []string{"gpu=H100", "note = a b=c"}
+	_, errOut, code := load(t, o)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -109,9 +110,10 @@ func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	}
 
 	// Percentiles and goodput; a closed loop's rate is "inf".
-	_, errOut, code = thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "4", "--concurrency", "2",
-		"--prompt-tokens", "8", "--think-tokens", "4", "--answer-tokens", "6", "--out", filepath.Join(tmp, "run2"),
-		"--save-result", path, "--percentiles", "50,99.9", "--goodput", "tpot=1s")
+	o = testOptions(srv.URL, filepath.Join(tmp, "run2"), traffic(t, workload.TrafficOptions{Requests: 4, Concurrency: 2, Prompt: "8", Think: "4", Answer: "6"}, 0))
+	o.Model, o.Concurrency, o.ScrapeInterval = "slow-model", 2, time.Second
+	o.SaveResult, o.Percentiles, o.Goodput = path, []float64{50, 99.9}, "tpot=1s"
+	_, errOut, code = load(t, o)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -149,14 +151,20 @@ func TestLoadtestSaveResultReadsLikeVLLMBench(t *testing.T) {
 		t.Errorf("closed loop: rate %v, max_concurrency %v, goodput %v of %v", vals["request_rate"], vals["max_concurrency"], vals["request_goodput"], vals["request_throughput"])
 	}
 
-	for _, c := range []struct{ args, want string }{
-		{"--metadata novalue", "--metadata \"novalue\": want KEY=VALUE"},
-		{"--percentiles 0", "--percentiles: 0"},
-		{"--save-result " + filepath.Join(tmp, "nowhere", "r.json"), "its directory does not exist"},
+	for _, c := range []struct {
+		name string
+		bad  func(*Options)
+		want string
+	}{
+		{"metadata novalue", func(o *Options) { o.Metadata = []string{"novalue"} }, "--metadata \"novalue\": want KEY=VALUE"},
+		{"percentile 0", func(o *Options) { o.Percentiles = []float64{0} }, "--percentiles: 0"},
+		{"save-result nowhere", func(o *Options) { o.SaveResult = filepath.Join(tmp, "nowhere", "r.json") }, "its directory does not exist"},
 	} {
-		args := append([]string{"loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "1", "--out", filepath.Join(tmp, "bad")}, strings.Fields(c.args)...)
-		if _, errOut, code := thinkcap(t, args...); code != exitBadInput || !strings.Contains(errOut, c.want) {
-			t.Errorf("%s: exit %d, want %d with %q: %s", c.args, code, exitBadInput, c.want, errOut)
+		o := testOptions(srv.URL, filepath.Join(tmp, "bad"), synthetic(t, 1, 10, "8", "1", "1"))
+		o.Model = "slow-model"
+		c.bad(&o)
+		if _, errOut, code := load(t, o); code != exitBadInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, want %d with %q: %s", c.name, code, exitBadInput, c.want, errOut)
 		}
 	}
 }

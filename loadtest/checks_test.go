@@ -1,167 +1,60 @@
-package main
+package loadtest
 
 import (
 	"encoding/json"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// checkServer is a configurable vLLM-like server on loopback for the
-// preflight, breaker and threshold tests: it counts chat requests and the
-// connections opened before the first of them.
-type checkServer struct {
-	models  []string // served ids
-	key     string   // required bearer key ("" none)
-	metrics bool     // /metrics answers
-	// chat answers a chat request numbered k (from 1): 0 streams two
-	// tokens, neverAnswer sends nothing until the client gives up, another
-	// value is that HTTP error with vLLM's body.
-	chat func(k int64) int
-
-	srv       *httptest.Server
-	chats     atomic.Int64
-	conns     atomic.Int64 // connections opened so far
-	connsAt1  atomic.Int64 // connections open when the first chat arrived
-	firstOnce sync.Once
-}
-
-// neverAnswer is a checkServer chat outcome: a server that hangs.
-const neverAnswer = -1
-
-func (c *checkServer) start(t *testing.T) *checkServer {
+// checkOptions is a small synthetic load test against url, never scraping.
+func checkOptions(t *testing.T, url, dir string) Options {
 	t.Helper()
-	mux := http.NewServeMux()
-	auth := func(w http.ResponseWriter, r *http.Request) bool {
-		if c.key != "" && r.Header.Get("Authorization") != "Bearer "+c.key {
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"error":"Unauthorized"}`)
-			return false
-		}
-		return true
-	}
-	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
-		if !auth(w, r) {
-			return
-		}
-		var cards []string
-		for _, m := range c.models {
-			cards = append(cards, fmt.Sprintf(`{"id":%q,"object":"model","root":%q,"max_model_len":32768}`, m, m))
-		}
-		fmt.Fprintf(w, `{"object":"list","data":[%s]}`, strings.Join(cards, ","))
-	})
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
-		if !c.metrics {
-			http.NotFound(w, nil)
-			return
-		}
-		fmt.Fprint(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\"} 0\n")
-	})
-	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		c.firstOnce.Do(func() { c.connsAt1.Store(c.conns.Load()) })
-		k := c.chats.Add(1)
-		if !auth(w, r) {
-			return
-		}
-		var body struct {
-			Model string `json:"model"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		code := 0
-		if c.chat != nil {
-			code = c.chat(k)
-		}
-		if code == 0 && !contains(c.models, body.Model) {
-			code = http.StatusNotFound
-		}
-		if code == neverAnswer {
-			<-r.Context().Done()
-			return
-		}
-		if code != 0 {
-			w.WriteHeader(code)
-			fmt.Fprintf(w, `{"error":{"message":"The model %s does not exist.","type":"NotFoundError","param":null,"code":%d}}`, body.Model, code)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n")
-		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"length\"}]}\n\n")
-		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}\n\n")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	})
-	c.srv = httptest.NewUnstartedServer(mux)
-	c.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			c.conns.Add(1)
-		}
-	}
-	c.srv.Start()
-	t.Cleanup(c.srv.Close)
-	return c
+	return testOptions(url, dir, synthetic(t, 6, 200, "5", "0", "2"))
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// loadArgs is a small synthetic load test against url.
-func loadArgs(url, dir string, extra ...string) []string {
-	return append([]string{"loadtest", "--url", url, "--requests", "6", "--rate", "200",
-		"--prompt-tokens", "5", "--think-tokens", "0", "--answer-tokens", "2", "--scrape-interval", "0",
-		"--out", dir}, extra...)
-}
-
-func TestLoadtestPreflight(t *testing.T) {
+func TestPreflight(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL
 	closed.Close()
-	t.Setenv("A1_KEY", "right-key")
-	t.Setenv("A1_WRONG", "wrong-key-value")
 	for _, c := range []struct {
 		name   string
 		server *checkServer // nil: the closed port
-		args   []string
+		opts   func(*Options)
 		code   int
 		want   []string // in stderr
 		sent   bool     // chat requests reached the server
 	}{
 		{name: "model not served", server: &checkServer{models: []string{"Qwen/Qwen3-8B"}},
-			args: []string{"--model", "qwen3-8b"}, code: exitBadInput,
+			opts: func(o *Options) { o.Model = "qwen3-8b" }, code: exitBadInput,
 			want: []string{`model "qwen3-8b" is not served by http://127.0.0.1:`, "it serves: Qwen/Qwen3-8B"}},
-		{name: "closed port", args: []string{"--model", "m"}, code: exitBadInput,
+		{name: "closed port", opts: func(o *Options) { o.Model = "m" }, code: exitBadInput,
 			want: []string{"cannot reach " + closedURL + "/v1/models: connection refused"}},
 		{name: "key refused", server: &checkServer{models: []string{"m"}, key: "right-key"},
-			args: []string{"--model", "m", "--api-key-env", "A1_WRONG"}, code: exitBadInput,
+			opts: func(o *Options) { o.Model, o.APIKeyEnv, o.APIKey = "m", "A1_WRONG", "wrong-key-value" }, code: exitBadInput,
 			want: []string{"HTTP 401", "refused the API key in $A1_WRONG"}},
 		{name: "key missing", server: &checkServer{models: []string{"m"}, key: "right-key"},
-			args: []string{"--model", "m", "--api-key-env", "A1_UNSET"}, code: exitBadInput,
+			opts: func(o *Options) { o.Model, o.APIKeyEnv = "m", "A1_UNSET" }, code: exitBadInput,
 			want: []string{"HTTP 401", "$A1_UNSET is empty"}},
 		{name: "several models, none chosen", server: &checkServer{models: []string{"a", "b"}},
-			code: exitBadInput, want: []string{"--model is required", "serves 2 models: a, b"}},
+			opts: func(*Options) {}, code: exitBadInput, want: []string{"--model is required", "serves 2 models: a, b"}},
 		{name: "metrics missing while scraping", server: &checkServer{models: []string{"m"}},
-			args: []string{"--model", "m", "--scrape-interval", "1s"}, code: exitBadInput,
+			opts: func(o *Options) { o.Model, o.ScrapeInterval = "m", time.Second }, code: exitBadInput,
 			want: []string{"/metrics: ", "pass --scrape-interval 0"}},
 		{name: "single model picked", server: &checkServer{models: []string{"Qwen/Qwen3-8B"}, key: "right-key"},
-			args: []string{"--api-key-env", "A1_KEY"}, code: exitOK,
+			opts: func(o *Options) { o.APIKeyEnv, o.APIKey = "A1_KEY", "right-key" }, code: exitOK,
 			want: []string{"using Qwen/Qwen3-8B, the only model the server serves"}, sent: true},
 		{name: "no preflight sends anyway", server: &checkServer{models: []string{"Qwen/Qwen3-8B"}},
-			args: []string{"--model", "qwen3-8b", "--no-preflight"}, code: exitCheckFailed,
+			opts: func(o *Options) { o.Model, o.NoPreflight = "qwen3-8b", true }, code: exitCheckFailed,
 			want: []string{"no request succeeded (6 http_error", "does not exist"}, sent: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,7 +63,9 @@ func TestLoadtestPreflight(t *testing.T) {
 				url = c.server.start(t).srv.URL
 			}
 			dir := filepath.Join(t.TempDir(), "run")
-			_, errOut, code := thinkcap(t, loadArgs(url, dir, c.args...)...)
+			o := checkOptions(t, url, dir)
+			c.opts(&o)
+			_, errOut, code := load(t, o)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
 			}
@@ -192,10 +87,10 @@ func TestLoadtestPreflight(t *testing.T) {
 	}
 }
 
-// TestLoadtestCircuitBreaker: a server that dies mid-run (or answers only
+// TestCircuitBreaker: a server that dies mid-run (or answers only
 // 404) stops the run within --max-consecutive-failures plus what was in
 // flight, exit 1, the run marked aborted.
-func TestLoadtestCircuitBreaker(t *testing.T) {
+func TestCircuitBreaker(t *testing.T) {
 	const (
 		maxFails    = 5
 		concurrency = 2
@@ -205,7 +100,7 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		chat func(cs *checkServer) func(int64) int
-		args []string
+		opts func(*Options)
 		want string
 	}{
 		{name: "server closed mid-run", want: "aborting: 5 consecutive connection failures (last: dial tcp",
@@ -228,7 +123,7 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 			}},
 		{name: "dead endpoint", want: "aborting: 5 consecutive HTTP 404 responses (last: The model",
 			chat: func(*checkServer) func(int64) int { return func(int64) int { return http.StatusNotFound } }},
-		{name: "hung server", args: []string{"--header-timeout", "50ms"},
+		{name: "hung server", opts: func(o *Options) { o.HeaderTimeout = 50 * time.Millisecond },
 			want: "aborting: 5 consecutive requests without a response (last: no response headers within 50ms)",
 			chat: func(*checkServer) func(int64) int { return func(int64) int { return neverAnswer } }},
 	} {
@@ -237,10 +132,13 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 			cs.chat = c.chat(cs)
 			cs.start(t)
 			dir := filepath.Join(t.TempDir(), "run")
-			args := []string{"loadtest", "--url", cs.srv.URL, "--model", "m", "--requests", fmt.Sprint(planned),
-				"--concurrency", fmt.Sprint(concurrency), "--prompt-tokens", "5", "--think-tokens", "0", "--answer-tokens", "2",
-				"--scrape-interval", "0", "--max-consecutive-failures", fmt.Sprint(maxFails), "--out", dir}
-			_, errOut, code := thinkcap(t, append(args, c.args...)...)
+			reqs := traffic(t, workload.TrafficOptions{Requests: planned, Concurrency: concurrency, Prompt: "5", Think: "0", Answer: "2"}, 0)
+			o := testOptions(cs.srv.URL, dir, reqs)
+			o.Model, o.Concurrency, o.MaxConsecutiveFailures = "m", concurrency, maxFails
+			if c.opts != nil {
+				c.opts(&o)
+			}
+			_, errOut, code := load(t, o)
 			if code != exitCheckFailed || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "run aborted after") {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -266,34 +164,39 @@ func TestLoadtestCircuitBreaker(t *testing.T) {
 	}
 }
 
-func TestLoadtestThresholds(t *testing.T) {
+func TestThresholds(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		chat func(int64) int
-		args []string
+		opts func(*Options)
 		code int
 		want []string // in stdout + stderr
 	}{
-		{name: "met", args: []string{"--threshold", "ttft_p99<1h,failure_rate<1%", "--threshold", "throughput_requests>0"},
+		{name: "met", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<1h,failure_rate<1%", "throughput_requests>0"} },
 			code: exitOK, want: []string{"ttft_p99<1h", "pass"}},
-		{name: "crossed", args: []string{"--threshold", "ttft_p99<1ns"}, code: exitCheckFailed,
+		{name: "crossed", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<1ns"} }, code: exitCheckFailed,
 			want: []string{"1 of 1 thresholds crossed: ttft_p99<1ns"}},
 		{name: "failure rate", chat: func(k int64) int {
 			if k%3 == 0 {
 				return http.StatusServiceUnavailable
 			}
 			return 0
-		}, args: []string{"--max-failure-rate", "0.1"}, code: exitCheckFailed,
+		}, opts: func(o *Options) { o.MaxFailureRate = new(0.1) }, code: exitCheckFailed,
 			want: []string{"failure_rate<=0.1", "33.33%", "thresholds crossed"}},
 		{name: "nothing succeeded, no threshold", chat: func(int64) int { return http.StatusServiceUnavailable },
 			code: exitCheckFailed, want: []string{"no request succeeded (6 http_error"}},
-		{name: "bad threshold", args: []string{"--threshold", "ttft_p99<2"}, code: exitBadInput,
+		{name: "bad threshold", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<2"} }, code: exitBadInput,
 			want: []string{"--threshold: ", "a latency needs a unit"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := (&checkServer{models: []string{"m"}, chat: c.chat}).start(t)
 			dir := filepath.Join(t.TempDir(), "run")
-			out, errOut, code := thinkcap(t, loadArgs(cs.srv.URL, dir, append([]string{"--model", "m"}, c.args...)...)...)
+			o := checkOptions(t, cs.srv.URL, dir)
+			o.Model = "m"
+			if c.opts != nil {
+				c.opts(&o)
+			}
+			out, errOut, code := load(t, o)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d: %s\n%s", code, c.code, out, errOut)
 			}
@@ -306,14 +209,13 @@ func TestLoadtestThresholds(t *testing.T) {
 	}
 }
 
-// TestLoadtestErrorsInSummary: summary.json says what failed.
-func TestLoadtestErrorsInSummary(t *testing.T) {
+// TestErrorsInSummary: summary.json says what failed.
+func TestErrorsInSummary(t *testing.T) {
 	srv, _ := vllmtest.Fake(t, 5)
-	t.Setenv("TEST_KEY", "sekrit-key")
 	dir := filepath.Join(t.TempDir(), "run")
-	out, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "test-model", "--api-key-env", "TEST_KEY",
-		"--requests", "20", "--rate", "100", "--prompt-tokens", "20", "--think-tokens", "2", "--answer-tokens", "2",
-		"--scrape-interval", "20ms", "--out", dir)
+	o := testOptions(srv.URL, dir, synthetic(t, 20, 100, "20", "2", "2"))
+	o.Model, o.APIKey, o.ScrapeInterval = "test-model", "sekrit-key", 20*time.Millisecond
+	out, errOut, code := load(t, o)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -349,15 +251,15 @@ func TestLoadtestErrorsInSummary(t *testing.T) {
 	}
 }
 
-// TestLoadtestWarmsConnections: with --concurrency C, C connections are
+// TestWarmsConnections: with Concurrency C, C connections are
 // open before the first scheduled request, and no record pays a dial.
-func TestLoadtestWarmsConnections(t *testing.T) {
+func TestWarmsConnections(t *testing.T) {
 	const c = 6
 	cs := (&checkServer{models: []string{"m"}}).start(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	_, errOut, code := thinkcap(t, "loadtest", "--url", cs.srv.URL, "--model", "m", "--requests", "24",
-		"--concurrency", fmt.Sprint(c), "--prompt-tokens", "5", "--think-tokens", "0", "--answer-tokens", "2",
-		"--scrape-interval", "0", "--out", dir)
+	o := testOptions(cs.srv.URL, dir, traffic(t, workload.TrafficOptions{Requests: 24, Concurrency: c, Prompt: "5", Think: "0", Answer: "2"}, 0))
+	o.Model, o.Concurrency = "m", c
+	_, errOut, code := load(t, o)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

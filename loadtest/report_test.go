@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"os"
@@ -10,25 +10,25 @@ import (
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
 )
 
-// TestLoadtestReport: --report writes one self-contained HTML file of the
+// TestReport: Report writes one self-contained HTML file of the
 // run: the summary tables, the thresholds with their result, and the
 // plots embedded (latency CDFs, throughput, and the server's timeline when
 // scraped; a note instead when not).
-func TestLoadtestReport(t *testing.T) {
+func TestReport(t *testing.T) {
 	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	tmp := t.TempDir()
 	for _, c := range []struct {
-		scrape   string
+		scrape   time.Duration
 		minPlots int
 		want     []string
 	}{
-		{"20ms", 7, []string{"Running and waiting requests", "KV cache usage"}},
-		{"0", 5, []string{"were not scraped"}},
+		{20 * time.Millisecond, 7, []string{"Running and waiting requests", "KV cache usage"}},
+		{0, 5, []string{"were not scraped"}},
 	} {
-		report := filepath.Join(tmp, "report-"+c.scrape+".html")
-		_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "8", "--rate", "40",
-			"--prompt-tokens", "8", "--think-tokens", "4", "--answer-tokens", "4", "--scrape-interval", c.scrape,
-			"--out", filepath.Join(tmp, "run-"+c.scrape), "--report", report, "--threshold", "ttft_p99<1h")
+		report := filepath.Join(tmp, "report-"+c.scrape.String()+".html")
+		o := testOptions(srv.URL, filepath.Join(tmp, "run-"+c.scrape.String()), synthetic(t, 8, 40, "8", "4", "4"))
+		o.Model, o.ScrapeInterval, o.Report, o.Thresholds = "slow-model", c.scrape, report, []string{"ttft_p99<1h"}
+		_, errOut, code := load(t, o)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
