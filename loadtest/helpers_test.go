@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
@@ -59,7 +59,7 @@ func synthetic(t *testing.T, n int, rate float64, prompt, think, answer string) 
 
 // load runs the load test and writes its outcome as the command does: it
 // returns what was printed, the stderr lines followed by the error, and
-// the exit code the command would give (exitBadInput for an InputError).
+// the exit code the command would give (exitBadInput for the user's input).
 func load(t *testing.T, o Options) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -81,11 +81,10 @@ func errorLine(err error) string {
 
 // exitCode is the command's exit code for err.
 func exitCode(err error) int {
-	var in *InputError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &in):
+	case inputerr.Is(err):
 		return exitBadInput
 	}
 	return exitCheckFailed
