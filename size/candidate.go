@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -153,17 +154,17 @@ func (s Space) Validate() error {
 	// not taken for the default (sim.CheckFlag).
 	for _, tp := range s.TP {
 		if err := sim.CheckFlag("tensor-parallel-size", float64(tp)); err != nil {
-			errs = append(errs, fmt.Errorf("--tp: %w", err))
+			errs = append(errs, inputerr.Field("TP", err))
 		}
 	}
 	for _, pp := range s.PP {
 		if err := sim.CheckFlag("pipeline-parallel-size", float64(pp)); err != nil {
-			errs = append(errs, fmt.Errorf("--pp: %w", err))
+			errs = append(errs, inputerr.Field("PP", err))
 		}
 	}
 	for _, kv := range s.KVCacheDtypes {
 		if !slices.Contains(sim.KVCacheDtypes, kv) {
-			errs = append(errs, fmt.Errorf("--kv-cache-dtype: unknown %q (valid: %s)", kv, strings.Join(sim.KVCacheDtypes, ", ")))
+			errs = append(errs, inputerr.Field("KVCacheDtypes", fmt.Errorf("unknown %q (valid: %s)", kv, strings.Join(sim.KVCacheDtypes, ", "))))
 		}
 	}
 	for _, n := range s.MaxNumSeqs {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
@@ -37,10 +38,10 @@ func (c *Confidence) validate() error {
 	}
 	var errs []error
 	if !(c.Level >= 0.5 && c.Level <= 0.98) {
-		errs = append(errs, fmt.Errorf("--confidence must be from 0.5 to 0.98, got %g", c.Level))
+		errs = append(errs, inputerr.Fieldf("Confidence", "must be from 0.5 to 0.98, got %g", c.Level))
 	}
 	if c.Seeds < 0 || c.Seeds > 1000 {
-		errs = append(errs, fmt.Errorf("--seeds must be from 1 to 1000 draws of the traffic, got %d", c.Seeds))
+		errs = append(errs, inputerr.Fieldf("Seeds", "must be from 1 to 1000 draws of the traffic, got %d", c.Seeds))
 	}
 	return errors.Join(errs...)
 }

@@ -2,8 +2,9 @@ package size
 
 import (
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // TestPipelineGrid: --pp is a list like --tp, expanded after it; a
@@ -49,8 +50,8 @@ func TestPipelineGrid(t *testing.T) {
 	}
 
 	q.PP = []int{0}
-	if _, err := q.Candidates(cat); err == nil || !strings.Contains(err.Error(), "--pp") {
-		t.Errorf("--pp 0: %v; want an error naming --pp", err)
+	if _, err := q.Candidates(cat); !slices.Contains(inputerr.Fields(err), "PP") {
+		t.Errorf("--pp 0: %v; want an error naming PP (--pp)", err)
 	}
 	// More stages than layers is a failed candidate, not an error.
 	q.PP = []int{64}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -34,21 +35,21 @@ type Query struct {
 	Prices            []string // gpu=USD per GPU-hour
 }
 
-// Options are the search's options, checked.
+// Options are the search's options, parsed and checked: every problem is
+// reported, each naming its field.
 func (q *Query) Options() (Options, error) {
+	var problems inputerr.List
 	if q.MaxReplicas < 1 { // Options takes 0 for its default
-		return Options{}, fmt.Errorf("--max-replicas must be at least 1, got %d", q.MaxReplicas)
+		problems.Fieldf("MaxReplicas", "must be at least 1, got %d", q.MaxReplicas)
 	}
-	slos, err := ParseSLOs(q.SLO)
-	if err != nil {
-		return Options{}, fmt.Errorf("--slo: %w", err)
-	}
+	slos, sloErr := ParseSLOs(q.SLO)
+	problems.Field("SLO", sloErr)
 	prices, err := ParsePrices(q.Prices)
-	if err != nil {
-		return Options{}, err
-	}
-	opts := Options{SLOs: slos, MaxPreemptionRate: q.MaxPreemptionRate, MaxReplicas: q.MaxReplicas, Prices: prices}
-	return opts, opts.Validate()
+	problems.Add(err)
+	opts := Options{SLOs: slos, MaxPreemptionRate: q.MaxPreemptionRate, MaxReplicas: max(q.MaxReplicas, 0), Prices: prices}
+	// A --slo that did not parse has said so: the SLOs are not missing too.
+	problems.Add(opts.validate(sloErr == nil))
+	return opts, problems.Err()
 }
 
 // Candidates expands the grid of the lists, looked up in cat. It reports
@@ -67,7 +68,7 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	for _, name := range q.Models {
 		m, err := cat.Model(strings.TrimSpace(name))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--model: %w", err))
+			errs = append(errs, inputerr.Field("Models", err))
 			continue
 		}
 		s.Models = append(s.Models, m)
@@ -75,7 +76,7 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	for _, name := range q.GPUs {
 		g, err := cat.GPU(strings.TrimSpace(name))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--gpus: %w", err))
+			errs = append(errs, inputerr.Field("GPUs", err))
 			continue
 		}
 		s.GPUs = append(s.GPUs, g)
@@ -91,7 +92,7 @@ func (q *Query) space(cat *profiles.Catalog) (Space, error) {
 	if q.Shared.StepModel != "" {
 		override, err := profiles.LoadStepCoefficients(q.Shared.StepModel)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--step-model: %w", err))
+			errs = append(errs, inputerr.Field("StepModel", err))
 		}
 		s.StepOverride = override
 	}
@@ -119,7 +120,7 @@ func (q *Query) speculative(cat *profiles.Catalog, spec string) (Speculative, er
 	}
 	if q.Shared.Acceptance != "" {
 		if sc.AcceptanceRates, err = sim.ParseAcceptance(q.Shared.Acceptance, sc.NumSpeculativeTokens); err != nil {
-			return Speculative{}, fmt.Errorf("--acceptance: %w", err)
+			return Speculative{}, inputerr.Field("Acceptance", err)
 		}
 	} else {
 		sc.AcceptanceRates = sim.DefaultAcceptance(sc.Method, sc.NumSpeculativeTokens)
@@ -128,7 +129,7 @@ func (q *Query) speculative(cat *profiles.Catalog, spec string) (Speculative, er
 	if sc.Method == "draft_model" {
 		draft, err := cat.Model(sc.Model)
 		if err != nil {
-			return sp, fmt.Errorf("--speculative-config: draft model: %w", err)
+			return sp, inputerr.Field("Speculative", fmt.Errorf("draft model: %w", err))
 		}
 		sp.DraftModel = &draft
 	}
@@ -164,7 +165,7 @@ func ParsePrices(items []string) (map[string]float64, error) {
 		gpu, v, ok := strings.Cut(item, "=")
 		p, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if !ok || err != nil || math.IsNaN(p) || math.IsInf(p, 0) || p <= 0 {
-			errs = append(errs, fmt.Errorf("--price: %q: want gpu=USD per GPU-hour, e.g. h100-sxm=2.5", item))
+			errs = append(errs, inputerr.Field("Prices", fmt.Errorf("%q: want gpu=USD per GPU-hour, e.g. h100-sxm=2.5", item)))
 			continue
 		}
 		prices[strings.TrimSpace(gpu)] = p

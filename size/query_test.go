@@ -1,9 +1,11 @@
 package size
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -25,23 +27,25 @@ func TestQueryNamesTheFlag(t *testing.T) {
 		return Query{Models: []string{"qwen3-8b"}, GPUs: []string{"h100-sxm"}, TP: []int{1},
 			KVCacheDtypes: []string{"auto"}, Speculative: "off", SLO: "ttft_p99=1s", MaxReplicas: 4}
 	}
+	// field is the option field the error names (the command shows its
+	// flag); text what its message says.
 	tests := []struct {
-		name string
-		edit func(*Query)
-		want string
+		name        string
+		edit        func(*Query)
+		field, text string
 	}{
-		{"no slo", func(q *Query) { q.SLO = "" }, "--slo"},
-		{"replicas", func(q *Query) { q.MaxReplicas = 0 }, "--max-replicas"},
-		{"price", func(q *Query) { q.Prices = []string{"h100-sxm=free"} }, "--price"},
-		{"preemption", func(q *Query) { q.MaxPreemptionRate = -1 }, "--max-preemption-rate"},
-		{"gpu", func(q *Query) { q.GPUs = []string{"nope"} }, "--gpus"},
-		{"model", func(q *Query) { q.Models = []string{"nope"} }, "--model"},
-		{"tp", func(q *Query) { q.TP = []int{0} }, "--tp"},
-		{"spec", func(q *Query) { q.Speculative = "off,{bad" }, "--speculative-config"},
-		{"draft", func(q *Query) { q.Speculative = `{"method":"draft_model","model":"nope","num_speculative_tokens":2}` }, "--speculative-config: draft model"},
+		{"no slo", func(q *Query) { q.SLO = "" }, "SLO", "no SLO given"},
+		{"replicas", func(q *Query) { q.MaxReplicas = 0 }, "MaxReplicas", "must be at least 1"},
+		{"price", func(q *Query) { q.Prices = []string{"h100-sxm=free"} }, "Prices", "want gpu=USD"},
+		{"preemption", func(q *Query) { q.MaxPreemptionRate = -1 }, "MaxPreemptionRate", "must be at least 0"},
+		{"gpu", func(q *Query) { q.GPUs = []string{"nope"} }, "GPUs", "nope"},
+		{"model", func(q *Query) { q.Models = []string{"nope"} }, "Models", "nope"},
+		{"tp", func(q *Query) { q.TP = []int{0} }, "TP", "tensor-parallel-size"},
+		{"spec", func(q *Query) { q.Speculative = "off,{bad" }, "", "--speculative-config"},
+		{"draft", func(q *Query) { q.Speculative = `{"method":"draft_model","model":"nope","num_speculative_tokens":2}` }, "Speculative", "draft model"},
 		{"acceptance", func(q *Query) {
 			q.Speculative, q.Shared.Acceptance = `{"method":"ngram","num_speculative_tokens":2}`, "x"
-		}, "--acceptance"},
+		}, "Acceptance", "not a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +55,11 @@ func TestQueryNamesTheFlag(t *testing.T) {
 			if err == nil {
 				_, err = q.Candidates(cat)
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want an error naming %s", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("got %v, want an error saying %s", err, tt.text)
+			}
+			if tt.field != "" && !slices.Contains(inputerr.Fields(err), tt.field) {
+				t.Errorf("got %v (fields %v), want one naming %s", err, inputerr.Fields(err), tt.field)
 			}
 		})
 	}
@@ -62,5 +69,19 @@ func TestQueryNamesTheFlag(t *testing.T) {
 	}
 	if c, err := q.Candidates(cat); err != nil || len(c) != 1 {
 		t.Fatalf("valid query: %d candidates, %v", len(c), err)
+	}
+}
+
+// TestQueryReportsEveryProblem: Options reports each bad field at once, not
+// the first, and a --slo that does not parse is not also reported missing.
+func TestQueryReportsEveryProblem(t *testing.T) {
+	q := Query{SLO: "ttft_p99", MaxReplicas: 0, MaxPreemptionRate: -1, Prices: []string{"h100-sxm=free"}}
+	_, err := q.Options()
+	want := []string{"MaxReplicas", "SLO", "Prices", "MaxPreemptionRate"}
+	if got := inputerr.Fields(err); !slices.Equal(got, want) {
+		t.Fatalf("fields %v, want %v: %v", got, want, err)
+	}
+	if strings.Contains(err.Error(), "at least one SLO") {
+		t.Errorf("a bad --slo also reported missing: %v", err)
 	}
 }

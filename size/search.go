@@ -3,11 +3,13 @@ package size
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
@@ -49,28 +51,31 @@ type Options struct {
 	ModelError *profiles.ModelError
 }
 
-// Validate reports every problem with the options.
-func (o Options) Validate() error {
-	var errs []error
-	if len(o.SLOs) == 0 {
-		errs = append(errs, errors.New("--slo: at least one SLO is needed"))
+// Validate reports every problem with the options, each naming its field.
+func (o Options) Validate() error { return o.validate(true) }
+
+// validate is Validate, leaving out the SLOs' absence unless needSLOs.
+func (o Options) validate(needSLOs bool) error {
+	var problems inputerr.List
+	if needSLOs && len(o.SLOs) == 0 {
+		problems.Field("SLO", errors.New("at least one SLO is needed"))
 	}
 	if math.IsNaN(o.MaxPreemptionRate) || o.MaxPreemptionRate < 0 {
-		errs = append(errs, fmt.Errorf("--max-preemption-rate must be at least 0, got %g", o.MaxPreemptionRate))
+		problems.Fieldf("MaxPreemptionRate", "must be at least 0, got %g", o.MaxPreemptionRate)
 	}
 	if o.MaxReplicas < 0 { // 0: DefaultMaxReplicas
-		errs = append(errs, fmt.Errorf("--max-replicas must be at least 1, got %d", o.MaxReplicas))
+		problems.Fieldf("MaxReplicas", "must be at least 1, got %d", o.MaxReplicas)
 	}
-	for gpu, p := range o.Prices {
-		if math.IsNaN(p) || p <= 0 {
-			errs = append(errs, fmt.Errorf("--price: %s=%g: a price must be positive", gpu, p))
+	for _, gpu := range slices.Sorted(maps.Keys(o.Prices)) {
+		if p := o.Prices[gpu]; math.IsNaN(p) || p <= 0 {
+			problems.Field("Prices", fmt.Errorf("%s=%g: a price must be positive", gpu, p))
 		}
 	}
 	if o.RateTolerance < 0 {
-		errs = append(errs, fmt.Errorf("rate tolerance must be positive, got %g", o.RateTolerance))
+		problems.Add(fmt.Errorf("rate tolerance must be positive, got %g", o.RateTolerance))
 	}
-	errs = append(errs, o.Confidence.validate())
-	return errors.Join(errs...)
+	problems.Add(o.Confidence.validate())
+	return problems.Err()
 }
 
 func (o *Options) defaults() {
@@ -131,7 +136,7 @@ func Search(cands []Candidate, reqs []workload.Request, opt Options) (*Result, e
 	}
 	for _, c := range cands {
 		if price(c, opt.Prices) <= 0 {
-			return nil, fmt.Errorf("--price: no price for gpu %s: give --price %s=USD_PER_HOUR", c.Config.GPU.Name, c.Config.GPU.Name)
+			return nil, inputerr.Field("Prices", fmt.Errorf("no price for gpu %s: give %s %s=USD_PER_HOUR", c.Config.GPU.Name, inputerr.Name("Prices"), c.Config.GPU.Name))
 		}
 	}
 	t := newTrafficInfo(reqs)

@@ -114,3 +114,31 @@ func Name(field string) string {
 	}
 	return field
 }
+
+// Fields lists the fields named by every Error in err's tree, in order,
+// once each: what a test or a caller checks instead of a message.
+func Fields(err error) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case nil:
+			return
+		case *Error:
+			if e.Field != "" && !seen[e.Field] {
+				seen[e.Field] = true
+				out = append(out, e.Field)
+			}
+			walk(e.Err)
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				walk(inner)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}

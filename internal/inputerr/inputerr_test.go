@@ -68,6 +68,9 @@ func TestList(t *testing.T) {
 	if !errors.As(err, &in) || in.Field != "Rate" {
 		t.Fatalf("errors.As: %+v", in)
 	}
+	if got := Fields(fmt.Errorf("wrapped: %w", err)); len(got) != 1 || got[0] != "Rate" {
+		t.Fatalf("Fields: %v", got)
+	}
 	var one List
 	one.Fieldf("Rate", "is required")
 	if _, ok := one.Err().(*Error); !ok {
