@@ -3,7 +3,7 @@ GO ?= go
 # The whole-run simulation benchmarks run once each; micro-benchmarks run 1 s.
 BENCHTIME ?= 1x
 
-.PHONY: build test bench lint run fuzz samples fidelity refit
+.PHONY: build test bench lint run fuzz samples fidelity refit docs
 
 build:
 	$(GO) build -o bin/thinkcap ./cmd/thinkcap
@@ -29,9 +29,17 @@ lint:
 run:
 	$(GO) run ./cmd/thinkcap simulate
 
-# The measurement corpus (testdata/measured) replayed: the scoreboard and its plot.
+# The measurement corpus (testdata/measured) replayed: the scoreboard as
+# markdown (docs/fidelity-scoreboard.md, which docs/fidelity.md links) and its
+# plot (docs/fidelity.png). About a minute; no test depends on it.
 fidelity:
-	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --plot fidelity.png
+	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --plot docs/fidelity.png -o markdown > docs/fidelity-scoreboard.md.tmp
+	mv docs/fidelity-scoreboard.md.tmp docs/fidelity-scoreboard.md
+
+# The CLI reference (docs/cli), one page per command, generated from the
+# commands themselves; TestCLIReferenceIsCurrent fails when it is stale.
+docs:
+	$(GO) run ./cmd/thinkcap gendocs docs/cli
 
 # Refit the step-time coefficients per GPU generation on the corpus, then the
 # model error (the intervals' model part) with them (minutes).

@@ -19,15 +19,9 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	fmt.Fprintf(w, "thinkcap fidelity: %d of %d corpus records replayed, from %d sources; errors are mean absolute relative errors,\n",
 		sb.Points, sb.Records, sb.Sources)
 	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it\n\n")
-	t := analysis.NewLabeledTable(w, 1, "metric", "points", "error", "cv error")
-	for _, m := range Metrics3 {
-		n := 0
-		for _, r := range sb.Rows {
-			if _, ok := r.Metrics[m]; ok {
-				n++
-			}
-		}
-		if err := t.Append([]string{metricLabels[m], fmt.Sprint(n), pct(sb.MAPE, m), pct(sb.CVMAPE, m)}); err != nil {
+	t := analysis.NewLabeledTable(w, 1, overallHeader...)
+	for _, row := range overallRows(sb) {
+		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
@@ -73,20 +67,47 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	return nil
 }
 
-func writeRegimes(w io.Writer, label string, rs []Regime) error {
-	t := analysis.NewLabeledTable(w, 2, label, "", "points", "TPOT", "TPOT cv", "TTFT", "TTFT cv", "throughput", "thr. cv")
-	for _, r := range rs {
-		kind := r.Kind
-		if label == "deployment" {
-			kind = ""
+// overallHeader and overallRows are the errors per metric over the corpus.
+var overallHeader = []string{"metric", "points", "error", "cv error"}
+
+func overallRows(sb *Scoreboard) [][]string {
+	var rows [][]string
+	for _, m := range Metrics3 {
+		n := 0
+		for _, r := range sb.Rows {
+			if _, ok := r.Metrics[m]; ok {
+				n++
+			}
 		}
-		if err := t.Append([]string{kind, r.Name, fmt.Sprint(r.Points),
-			pct(r.MAPE, MetricTPOT), pct(r.CVMAPE, MetricTPOT), pct(r.MAPE, MetricTTFT), pct(r.CVMAPE, MetricTTFT),
-			pct(r.MAPE, MetricThroughput), pct(r.CVMAPE, MetricThroughput)}); err != nil {
+		rows = append(rows, []string{metricLabels[m], fmt.Sprint(n), pct(sb.MAPE, m), pct(sb.CVMAPE, m)})
+	}
+	return rows
+}
+
+func writeRegimes(w io.Writer, label string, rs []Regime) error {
+	t := analysis.NewLabeledTable(w, 2, regimeHeader(label)...)
+	for _, r := range rs {
+		if err := t.Append(regimeRow(label, r)); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// regimeHeader and regimeRow are one slice of the corpus's errors, in-sample
+// and cross-validated, per metric.
+func regimeHeader(label string) []string {
+	return []string{label, "", "points", "TPOT", "TPOT cv", "TTFT", "TTFT cv", "throughput", "thr. cv"}
+}
+
+func regimeRow(label string, r Regime) []string {
+	kind := r.Kind
+	if label == "deployment" {
+		kind = ""
+	}
+	return []string{kind, r.Name, fmt.Sprint(r.Points),
+		pct(r.MAPE, MetricTPOT), pct(r.CVMAPE, MetricTPOT), pct(r.MAPE, MetricTTFT), pct(r.CVMAPE, MetricTTFT),
+		pct(r.MAPE, MetricThroughput), pct(r.CVMAPE, MetricThroughput)}
 }
 
 func writeFits(w io.Writer, sb *Scoreboard) error {
@@ -151,6 +172,18 @@ func pct(m map[string]float64, metric string) string {
 // writeCoverage is the model intervals' coverage, one row per regime and
 // a column per metric.
 func writeCoverage(w io.Writer, cov []Coverage) error {
+	header, rows := coverageTable(cov)
+	t := analysis.NewLabeledTable(w, 2, header...)
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// coverageTable groups the coverage cells by regime, a column per metric.
+func coverageTable(cov []Coverage) (header []string, rows [][]string) {
 	conf := cov[0].Confidence
 	type key struct{ kind, name string }
 	var order []key
@@ -167,7 +200,7 @@ func writeCoverage(w io.Writer, cov []Coverage) error {
 		rank := map[string]int{"all": 0, "concurrency": 1, "phase": 2, "generation": 3}
 		return rank[a.kind] - rank[b.kind]
 	})
-	t := analysis.NewLabeledTable(w, 2, fmt.Sprintf("%.0f%% model interval covers", 100*conf), "", "TPOT", "TTFT", "throughput")
+	header = []string{fmt.Sprintf("%.0f%% model interval covers", 100*conf), "", "TPOT", "TTFT", "throughput"}
 	for _, k := range order {
 		row := []string{k.kind, k.name}
 		for _, m := range Metrics3 {
@@ -177,9 +210,7 @@ func writeCoverage(w io.Writer, cov []Coverage) error {
 				row = append(row, "-")
 			}
 		}
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		rows = append(rows, row)
 	}
-	return t.Render()
+	return header, rows
 }

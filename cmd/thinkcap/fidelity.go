@@ -36,8 +36,10 @@ not model) are counted with the reason.`,
   thinkcap calibrate --corpus testdata/measured --out profiles/data/step-fit.yaml   # refit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(o.output); err != nil {
-				return err
+			if o.output != "markdown" {
+				if err := checkOutput(o.output); err != nil {
+					return err
+				}
 			}
 			dep := deploymentFlags{profilesPath: o.profiles}
 			cat, err := dep.catalog()
@@ -60,6 +62,9 @@ not model) are counted with the reason.`,
 					return err
 				}
 			}
+			if o.output == "markdown" {
+				return fidelity.WriteMarkdown(cmd.OutOrStdout(), sb)
+			}
 			return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {
 				return fidelity.WriteTable(w, sb, o.rows)
 			})
@@ -68,7 +73,7 @@ not model) are counted with the reason.`,
 	fs := cmd.Flags()
 	fs.StringVar(&o.corpus, "corpus", "testdata/measured", "directory of corpus records (*.jsonl)")
 	fs.StringVar(&o.profiles, "profiles", "", "extra GPU/model profiles or step fits: a YAML file or a directory of them")
-	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+	fs.StringVarP(&o.output, "output", "o", "table", "table, json or markdown (the scoreboard's tables, as make fidelity writes docs/fidelity-scoreboard.md)")
 	fs.StringVar(&o.plot, "plot", "", "write predicted against measured (log-log, one colour per GPU) as a PNG")
 	fs.BoolVar(&o.rows, "rows", false, "print every point")
 	fs.StringVar(&o.modelError, "model-error", "", "write the cross-validated residuals' quantiles per metric and regime (the intervals' model part) to this YAML file, as profiles/data/model-error.yaml")

@@ -265,7 +265,7 @@ func TestEveryFlagIsValidated(t *testing.T) {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if !c.Runnable() || c.Name() == "help" || c.Name() == "completion" {
+		if !c.Runnable() || c.Hidden || c.Name() == "help" || c.Name() == "completion" {
 			return
 		}
 		name := c.Name()

@@ -31,6 +31,6 @@ endpoint with the same traffic; and serves a vLLM-compatible emulator.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputerr.New(err) })
 	root.AddCommand(newSimulateCmd(), newCapacityCmd(), newProfilesCmd(),
-		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd(), newVerifyCmd(), newCalibrateCmd(), newFidelityCmd(), newMergeCmd(), newPlanCmd())
+		newStatsCmd(), newDriftCmd(), newCurveCmd(), newFitCmd(), newLoadtestCmd(), newServeCmd(), newSizeCmd(), newVerifyCmd(), newCalibrateCmd(), newFidelityCmd(), newMergeCmd(), newPlanCmd(), newGendocsCmd())
 	return root
 }
