@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // newGendocsCmd writes the CLI reference, one markdown page per command,
@@ -31,7 +33,7 @@ func newGendocsCmd() *cobra.Command {
 // no generation date for the same reason.
 func writeCLIReference(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput(err)
+		return inputerr.New(err)
 	}
 	old, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
