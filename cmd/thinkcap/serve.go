@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,10 +13,13 @@ import (
 )
 
 // serveOptions are the deployment flags and the traffic profile, which
-// runServe resolves, and the emulator's own flags, bound to its options.
+// runServe resolves, the flags it parses (names, log level), and the
+// emulator's own flags, bound to its options.
 type serveOptions struct {
-	dep     deploymentFlags
-	traffic string
+	dep      deploymentFlags
+	traffic  string
+	names    []string
+	logLevel string
 	emulator.ServeOptions
 }
 
@@ -59,9 +61,9 @@ may use any of them.`,
 	o.dep.model = "Qwen/Qwen3-8B"
 	fs.StringVar(&o.Host, "host", "127.0.0.1", "address to listen on")
 	fs.IntVar(&o.Port, "port", 8000, "port to listen on (0: any free port)")
-	fs.StringSliceVar(&o.Names, "served-model-name", nil, "names the API answers to, the first listed first (default: --model as given); several: space-separated, comma-separated or repeated")
+	fs.StringSliceVar(&o.names, "served-model-name", nil, "names the API answers to, the first listed first (default: --model as given); several: space-separated, comma-separated or repeated")
 	fs.StringSliceVar(&o.APIKeys, "api-key", nil, "require one of these keys (Authorization: Bearer KEY) on /v1, as vllm serve --api-key; default $VLLM_API_KEY")
-	fs.StringVar(&o.LogLevel, "log-level", "info", "debug (adds an access line per request), info, warning, error or critical")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug (adds an access line per request), info, warning, error or critical")
 	fs.BoolVar(&o.DisableLogStats, "disable-log-stats", false, "do not log the periodic throughput and KV cache line")
 	fs.DurationVar(&o.LogStatsInterval, "log-stats-interval", 10*time.Second, "how often to log the throughput and KV cache line (vLLM's VLLM_LOG_STATS_INTERVAL)")
 	fs.Float64Var(&o.TimeScale, "time-scale", 1, "simulated seconds per wall second (>1 runs faster than real time)")
@@ -76,10 +78,8 @@ may use any of them.`,
 }
 
 func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
-	o.NamesGiven, o.MoreNames = cmd.Flags().Changed("served-model-name"), args
-	o.APIKeysGiven = cmd.Flags().Changed("api-key")
-	if err := o.Validate(); err != nil { // before any profile is read
-		return inputerr.New(err)
+	if err := o.parse(cmd, args); err != nil { // before any profile is read
+		return err
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
@@ -89,10 +89,25 @@ func runServe(cmd *cobra.Command, o *serveOptions, args []string) error {
 		return err
 	}
 	if o.Traffic, err = lookupTraffic(cat, o.traffic); err != nil {
-		return inputerr.New(fmt.Errorf("--traffic: %w", err))
+		return inputerr.Field("Traffic", err)
 	}
 	o.ModelPath, o.Seed, o.Out = o.dep.model, uint64(o.dep.seed), cmd.OutOrStdout()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return emulator.Serve(ctx, o.ServeOptions)
+}
+
+// parse reads the flags that need it (--served-model-name with the
+// arguments after it, --log-level) into the emulator's options and checks
+// them all, reporting every problem.
+func (o *serveOptions) parse(cmd *cobra.Command, args []string) error {
+	var problems inputerr.List
+	var err error
+	o.ServedModelNames, err = emulator.ParseServedNames(cmd.Flags().Changed("served-model-name"), o.names, args)
+	problems.Add(err)
+	o.LogLevel, err = emulator.ParseLogLevel(o.logLevel)
+	problems.Field("LogLevel", err)
+	o.APIKeysGiven = cmd.Flags().Changed("api-key")
+	problems.Add(o.Validate())
+	return problems.Err()
 }

@@ -520,3 +520,17 @@ func measureForced(ctx context.Context, t *testing.T, url, model string, reqs []
 	defer mu.Unlock()
 	return measured
 }
+
+// TestServeReportsEveryBadFlag: serve names each bad flag at once, before
+// it reads a profile or listens.
+func TestServeReportsEveryBadFlag(t *testing.T) {
+	_, errOut, code := thinkcap(t, "serve", "--log-level", "trace", "--port", "70000", "--fail-rate", "2", "--time-scale", "0")
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errOut)
+	}
+	for _, flag := range []string{"--log-level", "--port", "--fail-rate", "--time-scale"} {
+		if !strings.Contains(errOut, flag) {
+			t.Errorf("%s not named: %s", flag, errOut)
+		}
+	}
+}
