@@ -74,10 +74,10 @@ func (d Deployment) LoadConfigured(dirs []string) ([]sim.Config, []*Run, error) 
 // winning over the run) and writes the report and plots asked for. Errors
 // of the user's input are inputerr.Errors.
 func (o *Options) Verify(dir string, d Deployment) (*Outcome, error) {
-	tol, err := o.Tolerances()
-	if err != nil {
-		return nil, inputerr.New(err)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
+	tol := o.tolerances()
 	cfg, run, err := d.Load(dir)
 	if err != nil {
 		return nil, err

@@ -3,30 +3,45 @@ package verify
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
-// Options are verify's checks and files as the command gives them.
+// Options are verify's checks and files.
 type Options struct {
-	Tolerance   string // --tolerance: pass/fail bounds (analysis.ParseTolerances)
-	MinRequests int    // --min-requests: fewest successful measured requests a verdict rests on
-	Report      string // --report: a self-contained HTML file ("" none)
-	PlotDir     string // --plot-dir: the report's plots as PNG files ("" none)
+	// Tolerances are the pass/fail bounds by metric, a fraction of the
+	// measured value (analysis.ParseTolerances reads them); nil:
+	// analysis.DefaultTolerances(), empty: no checks.
+	Tolerances  map[string]float64
+	MinRequests int    // fewest successful measured requests a verdict rests on
+	Report      string // a self-contained HTML file ("" none)
+	PlotDir     string // the report's plots as PNG files ("" none)
 }
 
-// Tolerances are the bounds --tolerance gives, the options checked.
-func (o *Options) Tolerances() (map[string]float64, error) {
-	tol, err := analysis.ParseTolerances(o.Tolerance)
-	if err != nil {
-		return nil, fmt.Errorf("--tolerance: %w", err)
+// Validate reports every problem of the options, each naming its field.
+func (o *Options) Validate() error {
+	var problems inputerr.List
+	for _, m := range slices.Sorted(maps.Keys(o.Tolerances)) {
+		if b := o.Tolerances[m]; !(b >= 0) {
+			problems.Field("Tolerances", fmt.Errorf("%s=%g: a bound is 0 or more", m, b))
+		}
 	}
 	if o.MinRequests < 0 {
-		return nil, fmt.Errorf("--min-requests %d: must be 0 or more", o.MinRequests)
+		problems.Fieldf("MinRequests", "%d: must be 0 or more", o.MinRequests)
 	}
-	return tol, nil
+	return problems.Err()
+}
+
+// tolerances are the bounds checked: Tolerances, or the defaults.
+func (o *Options) tolerances() map[string]float64 {
+	if o.Tolerances == nil {
+		return analysis.DefaultTolerances()
+	}
+	return o.Tolerances
 }
 
 // WriteFiles writes the report and the plots the options ask for.

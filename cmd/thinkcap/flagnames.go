@@ -25,6 +25,7 @@ var flagNames = map[string]string{
 	"LogStatsInterval":  "--log-stats-interval",
 	"MaxPreemptionRate": "--max-preemption-rate",
 	"MaxReplicas":       "--max-replicas",
+	"MinRequests":       "--min-requests",
 	"Model":             "--model",
 	"ModelError":        "--model-error",
 	"Models":            "--model",
@@ -43,6 +44,7 @@ var flagNames = map[string]string{
 	"StepModel":         "--step-model",
 	"TP":                "--tp",
 	"TimeScale":         "--time-scale",
+	"Tolerances":        "--tolerance",
 	"Traffic":           "--traffic",
 }
 

@@ -2,14 +2,17 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 
 	"github.com/thinkcap/thinkcap/verify"
 )
 
 type verifyOptions struct {
-	dep    deploymentFlags
-	check  verify.Options
-	output string
+	dep       deploymentFlags
+	check     verify.Options
+	tolerance string // parsed into check's Tolerances
+	output    string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -51,7 +54,7 @@ killed) is verified on what it recorded, with a note saying so.`,
 	}
 	fs := cmd.Flags()
 	o.dep.register(fs)
-	fs.StringVar(&o.check.Tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
+	fs.StringVar(&o.tolerance, "tolerance", "", "pass/fail bounds, e.g. ttft_p50=20%,tpot_mean=10%,preemptions=off ('none' clears the defaults)")
 	fs.IntVar(&o.check.MinRequests, "min-requests", verify.DefaultMinRequests, "fewest successful measured requests a verdict rests on (fewer: verdict \"no data\", exit 1)")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.StringVar(&o.check.Report, "report", "", "write a self-contained HTML report (tables and plots) to this file")
@@ -60,7 +63,7 @@ killed) is verified on what it recorded, with a note saying so.`,
 }
 
 func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
-	if err := checkOutput(o.output); err != nil {
+	if err := o.parse(); err != nil {
 		return err
 	}
 	out, err := o.check.Verify(dir, verifyDeployment(cmd, &o.dep))
@@ -76,4 +79,17 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, dir string) error {
 // verifyDeployment is what the deployment flags say about a run's server.
 func verifyDeployment(cmd *cobra.Command, f *deploymentFlags) verify.Deployment {
 	return verify.Deployment{Options: f.options(), Catalog: f.catalog, ModelGiven: cmd.Flags().Changed("model")}
+}
+
+// parse reads --tolerance into the options and checks every flag before
+// the run is read, reporting each problem.
+func (o *verifyOptions) parse() error {
+	var problems inputerr.List
+	problems.Add(checkOutput(o.output))
+	tol, err := analysis.ParseTolerances(o.tolerance)
+	problems.Field("Tolerances", err)
+	o.check.Tolerances = tol
+	problems.Add(o.check.Validate())
+	problems.Add(o.dep.validate())
+	return problems.Err()
 }
