@@ -73,7 +73,7 @@ fuzz:
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseThresholds -fuzztime $(FUZZTIME)
 	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseGoodput -fuzztime $(FUZZTIME)
 	$(GO) test ./emulator -run '^$$' -fuzz FuzzRequestBody -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./size -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
+	$(GO) test ./analysis -run '^$$' -fuzz FuzzParseSLOs -fuzztime $(FUZZTIME)
 	$(GO) test ./fidelity -run '^$$' -fuzz FuzzReadRecords -fuzztime $(FUZZTIME)
 
 # Rewrite the sample data in testdata/ (a test checks it matches).

@@ -4,110 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
-	"strconv"
 	"strings"
 )
-
-// A Metric is one number `verify` compares between a prediction and a
-// measurement: its name (ttft_p99, kv_usage_mean, ...), how to read it from
-// a Summary, how it prints, and the absolute difference that is noise: a
-// prediction passes when |predicted − measured| ≤ tolerance × |measured| +
-// Slack.
-type Metric struct {
-	Name  string
-	Label string // for tables: "TTFT p99"
-	Unit  string // "ms", "%", "req/s", "tok/s", "" (a count)
-	Slack float64
-	// WallSlack marks a slack of wall-clock time (the API server's, the
-	// network's), which an emulator running at a time scale stretches.
-	WallSlack bool
-	Value     func(*Summary) float64
-	// Interval is the metric's leaf in a prediction's intervals; nil for a
-	// metric intervals do not cover.
-	Interval func(*Intervals) (Range, bool)
-}
-
-// Absolute slack. Request latencies measured by a client include the API
-// server's own time (HTTP, tokenisation, detokenisation) and the network,
-// which an engine model does not see: tens of milliseconds that matter
-// against a 30 ms TTFT and not against a 3 s one. Per-token latencies get
-// a millisecond, occupancy one request, KV usage one point.
-const (
-	requestSlackS = 0.020
-	tokenSlackS   = 0.001
-)
-
-// Metrics lists every metric verify reports, in table order.
-func Metrics() []Metric {
-	var ms []Metric
-	add := func(name, label, unit string, slack float64, v func(*Summary) float64) {
-		ms = append(ms, Metric{Name: name, Label: label, Unit: unit, Slack: slack, WallSlack: unit == "ms", Value: v})
-	}
-	// leaf sets the interval accessor of the metric just added.
-	leaf := func(f func(*Intervals) (Range, bool)) { ms[len(ms)-1].Interval = f }
-	add("throughput_requests", "requests/s", "req/s", 0, func(s *Summary) float64 { return s.Throughput.RequestsPerS })
-	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.Throughput["requests_per_s"]; return r, ok })
-	add("throughput_tokens", "output tok/s", "tok/s", 0, func(s *Summary) float64 { return s.Throughput.OutputTokensPerS })
-	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.Throughput["output_tokens_per_s"]; return r, ok })
-	lat := []struct {
-		name, label string
-		slack       float64
-		get         func(*Summary) Stat
-	}{
-		{"ttft", "TTFT", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFT }},
-		{"ttft_engine", "TTFT (engine)", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFTEngine }},
-		{"ttfa", "TTFA", requestSlackS, func(s *Summary) Stat { return s.LatencyS.TTFA }},
-		{"tpot", "TPOT", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.TPOT }},
-		{"itl", "ITL", tokenSlackS, func(s *Summary) Stat { return s.LatencyS.ITL }},
-		{"e2e", "E2E", requestSlackS, func(s *Summary) Stat { return s.LatencyS.E2E }},
-	}
-	for _, l := range lat {
-		get, name := l.get, l.name
-		stat := func(pick func(StatInterval) Range) func(*Intervals) (Range, bool) {
-			return func(iv *Intervals) (Range, bool) {
-				si, ok := iv.LatencyS[name]
-				return pick(si), ok
-			}
-		}
-		add(l.name+"_mean", l.label+" mean", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.Mean, st.NoData) })
-		leaf(stat(func(si StatInterval) Range { return si.Mean }))
-		add(l.name+"_p50", l.label+" p50", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P50, st.NoData) })
-		leaf(stat(func(si StatInterval) Range { return si.P50 }))
-		add(l.name+"_p90", l.label+" p90", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P90, st.NoData) })
-		leaf(stat(func(si StatInterval) Range { return si.P90 }))
-		add(l.name+"_p99", l.label+" p99", "ms", l.slack, func(s *Summary) float64 { st := get(s); return orNaN(st.P99, st.NoData) })
-		leaf(stat(func(si StatInterval) Range { return si.P99 }))
-	}
-	add("kv_usage_mean", "KV usage mean", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Mean, s.KVUsage.NoData) })
-	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.KVUsage["mean"]; return r, ok })
-	add("kv_usage_peak", "KV usage peak", "%", 0.01, func(s *Summary) float64 { return orNaN(s.KVUsage.Peak, s.KVUsage.NoData) })
-	leaf(func(iv *Intervals) (Range, bool) { r, ok := iv.KVUsage["peak"]; return r, ok })
-	add("running_peak", "running peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Running.Peak), s.Running.NoData) })
-	add("waiting_peak", "waiting peak", "", 1, func(s *Summary) float64 { return orNaN(float64(s.Waiting.Peak), s.Waiting.NoData) })
-	add("preemptions", "preemptions", "", 2, func(s *Summary) float64 {
-		if s.Preemptions == nil {
-			return math.NaN()
-		}
-		return float64(*s.Preemptions)
-	})
-	leaf(func(iv *Intervals) (Range, bool) {
-		if iv.Preemptions == nil {
-			return Range{}, false
-		}
-		return *iv.Preemptions, true
-	})
-	// vLLM's prefix-cache hits over queries, in tokens: shown where either
-	// side knows it (a simulation of prefixes or sessions, a scraped
-	// server), checked only when a tolerance is asked for.
-	add("prefix_cache_hit_rate", "prefix cache hit rate", "%", 0.01, func(s *Summary) float64 {
-		if s.PrefixCacheHitRate == nil {
-			return math.NaN()
-		}
-		return *s.PrefixCacheHitRate
-	})
-	return ms
-}
 
 // DefaultTolerances are verify's pass/fail bounds, as fractions. They are
 // set for a load test of a few hundred requests or more against a model
@@ -138,48 +36,46 @@ func DefaultTolerances() map[string]float64 {
 // valid names.
 func ParseTolerances(spec string) (map[string]float64, error) {
 	tol := DefaultTolerances()
-	spec = strings.TrimSpace(spec)
-	if spec == "" {
+	if strings.TrimSpace(spec) == "" {
 		return tol, nil
 	}
-	valid := map[string]bool{}
-	for _, m := range Metrics() {
-		valid[m.Name] = true
-	}
 	for _, item := range strings.Split(spec, ",") {
-		item = strings.TrimSpace(item)
-		if item == "none" {
+		if strings.TrimSpace(item) == "none" {
 			tol = map[string]float64{}
 			continue
 		}
-		name, bound, ok := strings.Cut(item, "=")
-		name, bound = strings.TrimSpace(name), strings.TrimSpace(bound)
-		if !ok || name == "" || bound == "" {
-			return nil, fmt.Errorf("tolerance %q: want metric=bound, e.g. ttft_p50=20%%", item)
-		}
-		if !valid[name] {
-			names := make([]string, 0, len(valid))
-			for n := range valid {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return nil, fmt.Errorf("tolerance %q: unknown metric %q (valid: %s)", item, name, strings.Join(names, ", "))
-		}
-		if bound == "off" {
+		name, v, err := parseTolerance(item)
+		switch {
+		case err != nil:
+			return nil, err
+		case math.IsNaN(v):
 			delete(tol, name)
-			continue
+		default:
+			tol[name] = v
 		}
-		scale := 1.0
-		if b, ok := strings.CutSuffix(bound, "%"); ok {
-			bound, scale = b, 0.01
-		}
-		v, err := strconv.ParseFloat(bound, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return nil, fmt.Errorf("tolerance %q: bound %q is not a non-negative number or percentage", item, bound)
-		}
-		tol[name] = v * scale
 	}
 	return tol, nil
+}
+
+// parseTolerance reads one metric=bound pair: the metric's name and the
+// bound as a fraction, NaN for "off".
+func parseTolerance(item string) (string, float64, error) {
+	b, ok := cutBound(item, "=")
+	if !ok || b.metric == "" || b.value == "" {
+		return "", 0, fmt.Errorf("tolerance %q: want metric=bound, e.g. ttft_p50=20%%", b.text)
+	}
+	m, err := findMetric(b.metric, isCompared)
+	if err != nil {
+		return "", 0, fmt.Errorf("tolerance %q: %w", b.text, err)
+	}
+	if b.value == "off" {
+		return m.Name, math.NaN(), nil
+	}
+	v, err := parseShare(b.value, true)
+	if err != nil {
+		return "", 0, fmt.Errorf("tolerance %q: bound %w", b.text, err)
+	}
+	return m.Name, v, nil
 }
 
 // A comparison's verdicts: every checked metric with data within its

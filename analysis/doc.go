@@ -11,6 +11,10 @@
 //   - summarize.go: [Summarize], which fills a Summary from result records;
 //     the caller adds what the records cannot tell (config, capacity, ITL,
 //     preemptions, KV usage, occupancy).
+//   - metric.go: the registry of metric names (ttft_p99, failure_rate, ...)
+//     that every bound resolves through; bound.go reads the bounds of
+//     slo.go ([ParseSLOs]), threshold.go, goodput.go and compare.go's
+//     tolerances, and [ParseLatency].
 //   - table.go: [WriteTable], the terminal report, in milliseconds and
 //     percent; table_builder.go: how every report's tables are built
 //     (writeReport, newAlignedTable, writeRows, classRows).

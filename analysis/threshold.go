@@ -6,43 +6,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
-
-// The threshold-only metrics: failed requests over all measured requests
-// (rejected ones included), a fraction; and with --goodput, the fraction of
-// user requests that met every per-request SLO and their rate.
-const (
-	MetricFailureRate     = "failure_rate"
-	MetricGoodputFraction = "goodput_fraction"
-	MetricGoodputRequests = "goodput_requests"
-)
-
-// thresholdOnly are the metrics a threshold may name beside Metrics().
-var thresholdOnly = []struct {
-	name, unit string
-	value      func(*Summary) float64
-}{
-	{MetricFailureRate, "%", failureRate},
-	{MetricGoodputFraction, "%", func(s *Summary) float64 {
-		if s.Goodput == nil || s.Goodput.Requests == 0 {
-			return math.NaN()
-		}
-		return s.Goodput.Fraction
-	}},
-	{MetricGoodputRequests, "req/s", func(s *Summary) float64 {
-		if s.Goodput == nil || s.Goodput.Requests == 0 {
-			return math.NaN()
-		}
-		return s.Goodput.RequestsPerS
-	}},
-}
 
 // Threshold is one pass/fail criterion on a load test's summary, in the
 // manner of k6's thresholds: "ttft_p99<2s", "tpot_p50<=50ms",
 // "failure_rate<1%", "throughput_requests>3".
 type Threshold struct {
-	// Metric is a name of Metrics() or a threshold-only metric.
+	// Metric is a metric of the registry (metric.go), by its name.
 	Metric string `json:"metric"`
 	// Op is one of <, <=, >, >=.
 	Op string `json:"op"`
@@ -53,9 +23,6 @@ type Threshold struct {
 	Text string `json:"threshold"`
 }
 
-// thresholdOps, longest first so that "<=" is not read as "<".
-var thresholdOps = []string{"<=", ">=", "<", ">"}
-
 // ParseThresholds reads --threshold values: each one threshold or several
 // separated by commas. A latency needs a unit (ms, s, or any Go duration:
 // 1m30s); a fraction may be written as a percentage ("1%") or as a
@@ -63,12 +30,8 @@ var thresholdOps = []string{"<=", ">=", "<", ">"}
 func ParseThresholds(specs []string) ([]Threshold, error) {
 	var out []Threshold
 	for _, spec := range specs {
-		for part := range strings.SplitSeq(spec, ",") {
-			part = strings.TrimSpace(part)
-			if part == "" {
-				continue
-			}
-			t, err := parseThreshold(part)
+		for _, item := range boundItems(spec, ",") {
+			t, err := parseThreshold(item)
 			if err != nil {
 				return nil, err
 			}
@@ -78,91 +41,47 @@ func ParseThresholds(specs []string) ([]Threshold, error) {
 	return out, nil
 }
 
-func parseThreshold(s string) (Threshold, error) {
-	op, i := "", -1
-	for _, o := range thresholdOps {
-		if j := strings.Index(s, o); j >= 0 && (i < 0 || j < i || j == i && len(o) > len(op)) {
-			op, i = o, j
-		}
-	}
-	if i < 0 {
-		return Threshold{}, fmt.Errorf("threshold %q: want METRIC<VALUE, e.g. ttft_p99<2s (operators <, <=, >, >=)", s)
-	}
-	name := strings.TrimSpace(s[:i])
-	raw := strings.TrimSpace(s[i+len(op):])
-	unit, ok := thresholdUnit(name)
+func parseThreshold(item string) (Threshold, error) {
+	b, ok := cutBound(item, "<=", ">=", "<", ">")
 	if !ok {
-		return Threshold{}, fmt.Errorf("threshold %q: unknown metric %q; valid metrics are %s", s, name, strings.Join(ThresholdMetrics(), ", "))
+		return Threshold{}, fmt.Errorf("threshold %q: want METRIC<VALUE, e.g. ttft_p99<2s (operators <, <=, >, >=)", item)
 	}
-	v, err := thresholdValue(raw, unit)
+	m, err := findMetric(b.metric, anyMetric)
 	if err != nil {
-		return Threshold{}, fmt.Errorf("threshold %q: %w", s, err)
+		return Threshold{}, fmt.Errorf("threshold %q: %w", item, err)
 	}
-	return Threshold{Metric: name, Op: op, Value: v, Text: name + op + raw}, nil
+	v, err := thresholdValue(b.value, m)
+	if err != nil {
+		return Threshold{}, fmt.Errorf("threshold %q: %w", item, err)
+	}
+	return Threshold{Metric: m.Name, Op: b.op, Value: v, Text: b.metric + b.op + b.value}, nil
 }
 
-// thresholdValue reads a value for a metric of the given unit (Metric.Unit).
-func thresholdValue(raw, unit string) (float64, error) {
-	if raw == "" {
-		return 0, fmt.Errorf("no value after the operator")
-	}
-	var v float64
+// thresholdValue reads a value for metric m in its base unit.
+func thresholdValue(raw string, m *Metric) (float64, error) {
 	switch {
-	case strings.HasSuffix(raw, "%"):
-		if unit != "%" {
-			return 0, fmt.Errorf("%q: a percentage fits only failure_rate, goodput_fraction and kv_usage_*", raw)
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(raw, "%")), 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a percentage", raw)
-		}
-		v = f / 100
-	case unit == "ms":
-		d, err := time.ParseDuration(raw)
-		if err != nil {
-			return 0, fmt.Errorf("%q: a latency needs a unit, e.g. 2s or 500ms", raw)
-		}
-		v = d.Seconds()
-	default:
-		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", raw)
-		}
-		v = f
+	case raw == "":
+		return 0, fmt.Errorf("no value after the operator")
+	case strings.HasSuffix(raw, "%") && m.Unit != "%":
+		return 0, fmt.Errorf("%q: a percentage fits only %s", raw, strings.Join(metricNames(func(m *Metric) bool { return m.Unit == "%" }), ", "))
+	case m.Unit == "ms":
+		return ParseLatency(raw, false)
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("%q: want a finite value of at least 0", raw)
-	}
-	return v, nil
+	return parseShare(raw, true)
 }
 
-// thresholdUnit is the unit of a threshold metric (Metric.Unit), and
+// ThresholdUnit is the unit of a threshold metric (Metric.Unit), and
 // whether the name is one.
-func thresholdUnit(name string) (string, bool) {
-	for _, m := range thresholdOnly {
-		if m.name == name {
-			return m.unit, true
-		}
+func ThresholdUnit(name string) (string, bool) {
+	m, ok := LookupMetric(name)
+	if !ok {
+		return "", false
 	}
-	for _, m := range Metrics() {
-		if m.Name == name {
-			return m.Unit, true
-		}
-	}
-	return "", false
+	return m.Unit, true
 }
 
 // ThresholdMetrics lists the names a threshold may use.
-func ThresholdMetrics() []string {
-	var names []string
-	for _, m := range thresholdOnly {
-		names = append(names, m.name)
-	}
-	for _, m := range Metrics() {
-		names = append(names, m.Name)
-	}
-	return names
-}
+func ThresholdMetrics() []string { return metricNames(anyMetric) }
 
 // MaxFailureRate is --max-failure-rate as a threshold.
 func MaxFailureRate(rate float64) (Threshold, error) {
@@ -184,18 +103,11 @@ type ThresholdResult struct {
 
 // CheckThresholds checks every threshold against s.
 func CheckThresholds(s *Summary, ts []Threshold) []ThresholdResult {
-	values := map[string]func(*Summary) float64{}
-	for _, m := range thresholdOnly {
-		values[m.name] = m.value
-	}
-	for _, m := range Metrics() {
-		values[m.Name] = m.Value
-	}
 	out := make([]ThresholdResult, 0, len(ts))
 	for _, t := range ts {
 		r := ThresholdResult{Threshold: t, Actual: math.NaN()}
-		if get, ok := values[t.Metric]; ok {
-			r.Actual = get(s)
+		if m, ok := LookupMetric(t.Metric); ok {
+			r.Actual = m.Value(s)
 		}
 		r.Pass = !math.IsNaN(r.Actual) && compare(r.Actual, t.Op, t.Value)
 		out = append(out, r)
@@ -228,15 +140,6 @@ func compare(v float64, op string, bound float64) bool {
 	return false
 }
 
-// failureRate is the summary's failed requests over its total; NaN when
-// the run measured no request.
-func failureRate(s *Summary) float64 {
-	if s.Requests.Total == 0 {
-		return math.NaN()
-	}
-	return float64(s.Requests.Failed) / float64(s.Requests.Total)
-}
-
 // WriteThresholds prints the thresholds as a pass/fail table: each as
 // written, the measured value in the metric's display unit, and the result.
 func WriteThresholds(w io.Writer, rs []ThresholdResult) error {
@@ -245,7 +148,7 @@ func WriteThresholds(w io.Writer, rs []ThresholdResult) error {
 	}
 	t := newLabeledTable(w, 1, "threshold", "measured", "result")
 	for _, r := range rs {
-		unit, _ := thresholdUnit(r.Metric)
+		unit, _ := ThresholdUnit(r.Metric)
 		result := "pass"
 		switch {
 		case math.IsNaN(r.Actual):

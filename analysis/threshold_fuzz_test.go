@@ -18,7 +18,7 @@ func FuzzParseThresholds(f *testing.F) {
 			return
 		}
 		for _, th := range ts {
-			if _, ok := thresholdUnit(th.Metric); !ok || math.IsNaN(th.Value) || math.IsInf(th.Value, 0) || th.Value < 0 {
+			if _, ok := ThresholdUnit(th.Metric); !ok || math.IsNaN(th.Value) || math.IsInf(th.Value, 0) || th.Value < 0 {
 				t.Fatalf("%q parsed to %+v", s, th)
 			}
 		}

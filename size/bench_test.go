@@ -3,6 +3,7 @@ package size
 import (
 	"testing"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -61,7 +62,7 @@ func bench48(tb testing.TB) ([]Candidate, Options) {
 	if len(cands) != 48 {
 		tb.Fatalf("%d candidates", len(cands))
 	}
-	slos, err := ParseSLOs("ttft_p99=2s,tpot_p99=60ms,ttfa_p99=60s")
+	slos, err := analysis.ParseSLOs("ttft_p99=2s,tpot_p99=60ms,ttfa_p99=60s")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -41,7 +42,7 @@ func TestConfidenceBuysAReplica(t *testing.T) {
 	if !(tpot[1] > limit && tpot[2] <= limit && f*tpot[2] > limit && f*tpot[3] <= limit) {
 		t.Fatalf("TPOT p99 by replicas %v: the case no longer separates the point (2) from the edge (3) at %g", tpot, limit)
 	}
-	slos := []SLO{{Metric: "tpot", Stat: "p99", LimitS: limit}}
+	slos := []analysis.SLO{{Metric: "tpot", Stat: "p99", LimitS: limit}}
 	point := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos})
 	conf := search(t, tinySpace(t, 0), reqs, Options{SLOs: slos, ModelError: wholeCorpus(0.2), Confidence: &Confidence{Level: 0.9}})
 	if point.Best == nil || conf.Best == nil {
@@ -86,7 +87,7 @@ func TestConfidenceBuysAReplica(t *testing.T) {
 // redraws are made once for every candidate.
 func TestConfidenceTrafficDraws(t *testing.T) {
 	base := constantTraffic(300, 0.05)
-	slos := []SLO{{Metric: "tpot", Stat: "p99", LimitS: 0.02}}
+	slos := []analysis.SLO{{Metric: "tpot", Stat: "p99", LimitS: 0.02}}
 	draws := 0
 	conf := &Confidence{Level: 0.9, Seeds: 20, Redraw: func(k int) ([]workload.Request, error) {
 		draws++
@@ -124,7 +125,7 @@ func TestConfidenceTrafficDraws(t *testing.T) {
 // where a replica more no longer brings the edge 1% nearer (TPOT's floor),
 // not at --max-replicas.
 func TestConfidenceUnreachable(t *testing.T) {
-	slos := []SLO{{Metric: "tpot", Stat: "p99", LimitS: 0.03}}
+	slos := []analysis.SLO{{Metric: "tpot", Stat: "p99", LimitS: 0.03}}
 	res := search(t, tinySpace(t, 0), constantTraffic(300, 0.05), Options{SLOs: slos, ModelError: wholeCorpus(3), Confidence: &Confidence{Level: 0.9}})
 	if res.Best != nil {
 		t.Fatalf("a candidate passed: %+v", res.Best)

@@ -199,7 +199,7 @@ func planHours(plan *DayPlan, cfg sim.Config, hours [][]workload.Request, opt *D
 
 // judgeHours checks the SLOs hour by hour over the autoscaled replay's
 // requests, by the hour they arrived in, and what the fleet was each hour.
-func judgeHours(plan *DayPlan, rep *sim.Report, slos []SLO) {
+func judgeHours(plan *DayPlan, rep *sim.Report, slos []analysis.SLO) {
 	byHour := make([][]workload.Result, len(plan.Hours))
 	for _, r := range rep.Results {
 		if h := int(math.Floor(r.ArrivalS / HourS)); h >= 0 && h < len(byHour) {
@@ -246,7 +246,7 @@ func fleetOver(points []sim.ScalePoint, from, to float64) (mean float64, most in
 	return mean / (to - from), most
 }
 
-func sloNames(slos []SLO) []string {
+func sloNames(slos []analysis.SLO) []string {
 	var names []string
 	for _, s := range slos {
 		names = append(names, s.String())

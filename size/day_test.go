@@ -3,6 +3,7 @@ package size
 import (
 	"testing"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -28,7 +29,7 @@ func TestPlanDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slos, err := ParseSLOs("ttft_p99=2s,tpot_p99=60ms")
+	slos, err := analysis.ParseSLOs("ttft_p99=2s,tpot_p99=60ms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestPlanDay(t *testing.T) {
 
 func TestPlanDayRefusesFollowUps(t *testing.T) {
 	reqs := []workload.Request{{ID: "a", PromptTokens: 10, AnswerTokens: 10}, {ID: "b", After: "a", PromptTokens: 10, AnswerTokens: 10}}
-	slos, _ := ParseSLOs("ttft_p99=2s")
+	slos, _ := analysis.ParseSLOs("ttft_p99=2s")
 	cands, _ := tinySpace(t, 600).Candidates()
 	if _, err := PlanDay(cands, reqs, DayOptions{Options: Options{SLOs: slos}, Autoscale: sim.Autoscale{Min: 1, Metric: "kv", Target: 0.7, IntervalS: 15}}); err == nil {
 		t.Fatal("follow-ups accepted")

@@ -2,10 +2,10 @@
 // within latency SLOs: `thinkcap size`.
 //
 // Read first:
-//   - slo.go: [SLO] and [ParseSLOs] (ttft_p99=2s,tpot_p99=60ms), and the
-//     verdict of one simulation against them.
-//   - judge.go: the early stop: a run ends as soon as an SLO is certain to
-//     fail, which is what makes a search of many candidates fast.
+//   - judge.go: the verdict of one simulation against the SLOs
+//     (analysis.SLO, read by analysis.ParseSLOs: ttft_p99=2s,tpot_p99=60ms),
+//     and the early stop: a run ends as soon as an SLO is certain to fail,
+//     which is what makes a search of many candidates fast.
 //   - candidate.go: [Space], the grid of GPUs × TP × KV dtype × speculative
 //     configs × max_num_seqs × models, expanded into [Candidate]s.
 //   - search.go: [Search]: per candidate the fewest replicas that pass

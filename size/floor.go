@@ -18,7 +18,7 @@ import (
 // replica count: the search can skip every simulation of such a candidate.
 // The floors follow analysis.Summarize's rules (TTFA only with an answer,
 // TPOT with two tokens); chains of calls are left to the simulator.
-func latencyFloor(cfg *sim.Config, reqs []workload.Request, slos []SLO) ([]string, error) {
+func latencyFloor(cfg *sim.Config, reqs []workload.Request, slos []analysis.SLO) ([]string, error) {
 	for i := range reqs {
 		if reqs[i].After != "" {
 			return nil, nil

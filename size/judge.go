@@ -27,20 +27,23 @@ const (
 // up being. A mean exceeds the limit once the sum so far over every request
 // does, latencies being non-negative.
 type judge struct {
-	slos     []SLO
-	n        int     // requests in the run: an upper bound on any metric's count
-	maxPre   float64 // preemptions per request allowed
-	need     []int   // quantile SLOs: values above the limit that prove failure
-	over     []int   // values above the limit so far
+	slos     []analysis.SLO
+	latency  []*analysis.Latency // each SLO's
+	n        int                 // requests in the run: an upper bound on any metric's count
+	maxPre   float64             // preemptions per request allowed
+	need     []int               // quantile SLOs: values above the limit that prove failure
+	over     []int               // values above the limit so far
 	sum      []float64
 	preempts int64
 }
 
-func newJudge(slos []SLO, n int, maxPreemptionRate float64) *judge {
+func newJudge(slos []analysis.SLO, n int, maxPreemptionRate float64) *judge {
 	j := &judge{slos: slos, n: n, maxPre: maxPreemptionRate,
-		need: make([]int, len(slos)), over: make([]int, len(slos)), sum: make([]float64, len(slos))}
+		latency: make([]*analysis.Latency, len(slos)),
+		need:    make([]int, len(slos)), over: make([]int, len(slos)), sum: make([]float64, len(slos))}
 	for i, s := range slos {
-		if p := s.quantile(); p >= 0 {
+		j.latency[i] = s.Latency()
+		if p := s.Quantile(); p >= 0 {
 			j.need[i] = n - int(math.Floor(float64(n-1)*p))
 		}
 	}
@@ -60,7 +63,7 @@ func (j *judge) observe(r *workload.Result) bool {
 		return false
 	}
 	for i, s := range j.slos {
-		v, ok := latencyOf(r, s.Metric)
+		v, ok := j.latency[i].Counted(r)
 		if !ok {
 			continue
 		}
@@ -79,25 +82,6 @@ func (j *judge) observe(r *workload.Result) bool {
 		}
 	}
 	return false
-}
-
-// latencyOf is the result's value of metric and whether the summary counts
-// it, with analysis.Summarize's rules: TTFT from a chain's first call, TTFA
-// and E2E from its last (TTFA only with an answer), TPOT with two tokens.
-func latencyOf(r *workload.Result, metric string) (float64, bool) {
-	var v float64
-	var ok bool
-	switch metric {
-	case "ttft":
-		v, ok = r.TTFTS, r.StartsUserRequest()
-	case "ttfa":
-		v, ok = r.TTFAS, !r.Continued && r.AnswerTokens > 0
-	case "e2e":
-		v, ok = r.E2ES, !r.Continued
-	case "tpot":
-		v, ok = r.TPOTS, r.OutputTokens() > 1
-	}
-	return v, ok && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
 // Measurement is what one run showed, and which checks it failed.
@@ -119,7 +103,7 @@ type Measurement struct {
 func (m *Measurement) Passes() bool { return len(m.Failed) == 0 }
 
 // measure judges a finished (or stopped) run against the SLOs.
-func measure(rep *sim.Report, slos []SLO, maxPreemptionRate float64) Measurement {
+func measure(rep *sim.Report, slos []analysis.SLO, maxPreemptionRate float64) Measurement {
 	s := analysis.Summarize("simulation", rep.Results, rep.DurationS)
 	m := Measurement{
 		Latencies:   s.LatencyS,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
@@ -22,7 +23,7 @@ func (r *Result) Verdict() error {
 }
 
 // WritePlotFile writes WritePlot's PNG to path (--plot).
-func WritePlotFile(path string, r *Result, slo SLO) error {
+func WritePlotFile(path string, r *Result, slo analysis.SLO) error {
 	return writePlotFile(path, func(w io.Writer) error { return WritePlot(w, r, slo) })
 }
 

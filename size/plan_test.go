@@ -36,7 +36,7 @@ func planCase(t *testing.T) ([]Candidate, []workload.Request, analysis.CurveRepo
 }
 
 func planOptions(t *testing.T) PlanOptions {
-	slos, err := ParseSLOs("ttft_p99=10s")
+	slos, err := analysis.ParseSLOs("ttft_p99=10s")
 	if err != nil {
 		t.Fatal(err)
 	}

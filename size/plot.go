@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/scenario"
 )
 
@@ -22,7 +23,7 @@ import (
 // early measured a lower bound only and are left out: the curve shows
 // complete runs, and the search's failures beyond its last point are what
 // the max rate per replica says.
-func WritePlot(w io.Writer, res *Result, slo SLO) error {
+func WritePlot(w io.Writer, res *Result, slo analysis.SLO) error {
 	r := res
 	if r == nil {
 		return errors.New("plot capacity curves: nil result")

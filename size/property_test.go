@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -56,7 +57,7 @@ func TestMoreReplicasNeverRaiseP99(t *testing.T) {
 			m := measure(rep, nil, 0)
 			if r > 1 {
 				for _, name := range []string{"ttft", "ttfa", "e2e"} {
-					slo := SLO{Metric: name, Stat: "p99"}
+					slo := analysis.SLO{Metric: name, Stat: "p99"}
 					if now, before := slo.Of(m.Latencies), slo.Of(prev.Latencies); now > before*1.001 {
 						t.Errorf("seed %d: %s p99 rose from %.3f s at %d replicas to %.3f s at %d", seed, name, before, r-1, now, r)
 					}
@@ -149,7 +150,7 @@ func TestSearchDeterministic(t *testing.T) {
 	s.KVCacheDtypes = []string{"auto", "fp8"}
 	s.MaxNumSeqs = []int{64, 256}
 	reqs := poissonTraffic(t, 400, 6, 5)
-	slos, _ := ParseSLOs("ttft_p99=1s,tpot_p99=40ms")
+	slos, _ := analysis.ParseSLOs("ttft_p99=1s,tpot_p99=40ms")
 	var out [3][]byte
 	for i, workers := range []int{1, 2, 4} {
 		res := search(t, s, reqs, Options{SLOs: slos, Workers: workers})
@@ -173,7 +174,7 @@ func TestEarlyStopKeepsTheVerdict(t *testing.T) {
 	}
 	sloSets := []string{"ttft_p99=1s", "e2e_p90=60s", "tpot_mean=30ms", "ttfa_p50=10s,ttft_p99=2s"}
 	for _, spec := range sloSets {
-		slos, err := ParseSLOs(spec)
+		slos, err := analysis.ParseSLOs(spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -42,7 +43,7 @@ func (q *Query) Options() (Options, error) {
 	if q.MaxReplicas < 1 { // Options takes 0 for its default
 		problems.Fieldf("MaxReplicas", "must be at least 1, got %d", q.MaxReplicas)
 	}
-	slos, sloErr := ParseSLOs(q.SLO)
+	slos, sloErr := analysis.ParseSLOs(q.SLO)
 	problems.Field("SLO", sloErr)
 	prices, err := ParsePrices(q.Prices)
 	problems.Add(err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/scenario"
@@ -30,7 +31,7 @@ const (
 
 // Options of a search.
 type Options struct {
-	SLOs []SLO
+	SLOs []analysis.SLO
 	// MaxPreemptionRate is the preemptions per request allowed (0: none; a
 	// preemption recomputes a request's thinking, so a healthy deployment
 	// keeps the counter at zero under peak load).

@@ -63,7 +63,7 @@ func search(tb testing.TB, s Space, reqs []workload.Request, opt Options) *Resul
 // TestKnownAnswerTwoReplicas: one replica of 260 blocks holds about two of
 // these requests and preempts under four in flight; two replicas hold them.
 func TestKnownAnswerTwoReplicas(t *testing.T) {
-	slos, err := ParseSLOs("ttft_p99=1s")
+	slos, err := analysis.ParseSLOs("ttft_p99=1s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestUndeployableIsAFailedCandidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Models = []profiles.Model{s.Base.Model, big}
-	slos, _ := ParseSLOs("ttft_p99=1s")
+	slos, _ := analysis.ParseSLOs("ttft_p99=1s")
 	res := search(t, s, constantTraffic(50, 2), Options{SLOs: slos})
 	last := res.Candidates[len(res.Candidates)-1]
 	if last.Model != "llama-3.1-70b" || last.Passes || last.Error == "" || last.FailedSLOs[0] != "deploy" {
@@ -116,7 +116,7 @@ func TestUndeployableIsAFailedCandidate(t *testing.T) {
 // TestNoCandidatePasses: an unreachable TPOT fails every candidate; the
 // latency floor rules it out without simulating any replica count.
 func TestNoCandidatePasses(t *testing.T) {
-	slos, _ := ParseSLOs("tpot_p99=1ms")
+	slos, _ := analysis.ParseSLOs("tpot_p99=1ms")
 	res := search(t, tinySpace(t, 260), constantTraffic(100, 2), Options{SLOs: slos, MaxReplicas: 4})
 	if res.Best != nil {
 		t.Fatalf("best %+v", res.Best)
@@ -147,10 +147,10 @@ func TestLatencyFloorIsALowerBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := analysis.Summarize("simulation", rep.Results, rep.DurationS).LatencyS
-		var slos []SLO
+		var slos []analysis.SLO
 		for _, m := range []string{"ttft", "ttfa", "e2e", "tpot"} {
 			for _, st := range []string{"mean", "p50", "p99"} {
-				slo := SLO{Metric: m, Stat: st}
+				slo := analysis.SLO{Metric: m, Stat: st}
 				slo.LimitS = slo.Of(l)
 				slos = append(slos, slo)
 			}

@@ -1,4 +1,4 @@
-package size
+package analysis
 
 import (
 	"reflect"
@@ -61,7 +61,7 @@ func FuzzParseSLOs(f *testing.F) {
 			return
 		}
 		for _, slo := range slos {
-			if !(slo.LimitS > 0) || !slices.Contains(Metrics, slo.Metric) || !slices.Contains(Stats, slo.Stat) {
+			if !(slo.LimitS > 0) || !slices.Contains(SLONames(), slo.Name()) {
 				t.Fatalf("%q gave %+v", s, slo)
 			}
 		}
