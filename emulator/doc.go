@@ -9,7 +9,7 @@
 // stream.go and metrics.go. The wire format comes from loadgen/vllmapi so
 // that the load generator and the emulator cannot drift apart.
 //
-// Simplifications (see the README's model limits): every replica is one
+// Simplifications (see docs/model-limits.md): every replica is one
 // vLLM server behind the router, all exposed as engine "0"; histogram
 // observations are wall-clock seconds (simulated seconds divided by the
 // time scale), the same clock clients measure; text is synthetic words,

@@ -16,7 +16,7 @@ import (
 // (fidelity/fit.go metricWeights, which cost TTFT 0.3 points). The
 // other targets are looser than these bounds (TPOT 10 % overall and 15 %
 // in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
-// 15 %); the README's fidelity section says which are met.
+// 15 %); docs/fidelity.md says which are met.
 var corpusBounds = struct {
 	mape, cv map[string]float64
 	regime   float64 // TPOT in any row with 20 points or more (GPU, source, weights too)

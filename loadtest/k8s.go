@@ -46,8 +46,8 @@ type K8sJobOptions struct {
 
 // Measured cost of a client: one thinkcap process held 5,000 streams in
 // 400 MB and 480,000 token events per second on two cores, against a
-// loopback server answering at once (the measurement quoted in the README's
-// sharding section): about 80 KB a stream and 240,000 events a core-second.
+// loopback server answering at once (the measurement quoted in docs/loadtest.md's
+// shards section): about 80 KB a stream and 240,000 events a core-second.
 const (
 	bytesPerStream   = 80 << 10
 	eventsPerCoreSec = 240_000

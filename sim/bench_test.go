@@ -9,7 +9,7 @@ import (
 )
 
 // benchRate keeps one H100 replica of Qwen3-14B busy but stable on the
-// benchmark's reasoning workload (see the README's benchmark section).
+// benchmark's reasoning workload (see docs/benchmarks.md).
 const benchRate = 0.7
 
 // reasoningWorkload is the benchmark workload: prompt lognormal with

@@ -173,7 +173,7 @@ func corpusConfig(cat *profiles.Catalog, r corpusRow) (cfg Config, skip string) 
 }
 
 // corpusExceptions are the rows allowed beyond 3 % from GPU memory alone,
-// each with the reason (README "KV capacity" lists them too).
+// each with the reason (docs/capacity.md lists them too).
 var corpusExceptions = map[string]string{
 	// The issue compares an EAGLE server with a baseline and does not say
 	// which printed the lines; the logged pool is exactly 32/33 of the

@@ -35,7 +35,8 @@ func (c *Config) Architecture() string {
 // point on its GPU, none at its TP, none of a dense or MoE model like it,
 // none with its weight format, or a load beyond the largest measured; ""
 // when it lies inside. A prediction outside rests on coefficients fitted on
-// other deployments, with larger errors than the README's fidelity table.
+// other deployments, with larger errors than the fidelity scoreboard
+// (docs/fidelity.md).
 func (c *Config) OutsideCorpus(concurrency int) string {
 	cv := c.GPU.Coverage
 	if cv == nil {

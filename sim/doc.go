@@ -30,6 +30,6 @@
 // package scenario, which calls Run; sim never imports it.
 //
 // Every modelled behaviour cites its place in vLLM's source; where thinkcap
-// simplifies, the README's "model limits" says so. The package imports no
+// simplifies, docs/model-limits.md says so. The package imports no
 // networking: the emulator drives it on the wall clock from outside.
 package sim

@@ -162,7 +162,7 @@ func (e *engine) fire() {
 		// step holds nothing, and the one scheduled now takes what has
 		// arrived. (vLLM's lagged step may still hold the wasted decode of
 		// a request that finished in the step just ended, which is not
-		// modelled: README, model limits.)
+		// modelled: docs/model-limits.md.)
 		e.cutoff = never
 		scheduled = e.schedule()
 	}

@@ -412,7 +412,7 @@ func TestAsyncAdmissionLag(t *testing.T) {
 	// Alone: a request arriving during the last step of another that then
 	// finishes is taken at the next boundary: the lagged step holds
 	// nothing thinkcap runs (vLLM's holds the finished request's wasted
-	// decode, which the README's model limits name).
+	// decode, which docs/model-limits.md names).
 	e, _ := testEngine(t, 1000, 16, 1024)
 	e.admitLag = true
 	a := newTestSeq(0, 16, 1, 0) // prefill, then done

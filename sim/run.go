@@ -177,7 +177,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		maxBatchedTokens: cfg.MaxNumBatchedTokens,
 		longPrefill:      cfg.LongPrefillTokenThreshold,
 		// Shared prefixes are modelled for full-attention layouts only
-		// (see the README's model limits); a request's own blocks, kept
+		// (see docs/model-limits.md); a request's own blocks, kept
 		// hashed when it is preempted, hit on its resume in every layout:
 		// the full groups' blocks up to what it had computed, the
 		// sliding groups' last window with them (SlidingWindowManager

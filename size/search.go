@@ -116,10 +116,10 @@ func (r *Result) OutsideCorpus() string {
 	}
 	switch {
 	case r.Best != nil && r.Best.OutsideCorpus != "":
-		return fmt.Sprintf("the chosen deployment lies outside the fidelity corpus (%s), as do %d of %d candidates: expect larger errors than the README's fidelity table",
+		return fmt.Sprintf("the chosen deployment lies outside the fidelity corpus (%s), as do %d of %d candidates: expect larger errors than the fidelity scoreboard (docs/fidelity.md)",
 			r.Best.OutsideCorpus, n, len(r.Candidates))
 	case n > 0:
-		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json): expect larger errors than the README's fidelity table for them", n, len(r.Candidates))
+		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json): expect larger errors than the fidelity scoreboard (docs/fidelity.md) for them", n, len(r.Candidates))
 	}
 	return ""
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/thinkcap/thinkcap/sim"
 )
 
-// TestCapacityExplain: --explain on the README's example prints every
+// TestCapacityExplain: --explain on docs/capacity.md's example prints every
 // line of the budget, and -o json carries the same terms, which add up.
 func TestCapacityExplain(t *testing.T) {
 	args := []string{"capacity", "--model", "qwen3-32b", "--gpu", "h100-sxm", "-t", "2", "--kv-cache-dtype", "fp8", "--explain"}

@@ -72,7 +72,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.flashInferSampler, "flashinfer-sampler", false, `the server samples with FlashInfer (VLLM_USE_FLASHINFER_SAMPLER=1; its log prints "Using FlashInfer for top-p & top-k sampling"): a smaller startup activation peak`)
 	fs.BoolVar(&f.expertParallel, "enable-expert-parallel", false, "place each MoE layer's experts whole on the TP ranks instead of sharding every expert (vLLM --enable-expert-parallel)")
 	fs.IntVar(&f.longPrefill, "long-prefill-token-threshold", 0, "cap on one request's prefill chunk per step (0: off)")
-	fs.StringVar(&f.stepModel, "step-model", "", "YAML file overriding step-time coefficients (see README)")
+	fs.StringVar(&f.stepModel, "step-model", "", "YAML file overriding step-time coefficients (see docs/step-model.md)")
 	fs.IntVar(&f.replicas, "replicas", 1, "replicas behind the router")
 	fs.StringVar(&f.router, "router", "round-robin", "round-robin, least-requests or least-kv")
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")

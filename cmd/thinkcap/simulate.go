@@ -110,7 +110,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	for _, why := range run.OutsideCorpus {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the README's fidelity table\n", why)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the fidelity scoreboard (docs/fidelity.md)\n", why)
 	}
 	if o.timelinePath != "" {
 		if err := writeFile(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, run.Timeline) }); err != nil {

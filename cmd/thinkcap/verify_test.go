@@ -80,7 +80,7 @@ func startEmulatedServer(t *testing.T, stepModel string, blocks int, scale float
 	return srv.URL
 }
 
-// TestCalibrateAndVerifyAgainstServe is the README's workflow end to end:
+// TestCalibrateAndVerifyAgainstServe is docs/verify.md's workflow end to end:
 // an emulated server whose step coefficients differ from the profile's is
 // load-tested at two rates; calibrate recovers its coefficients within 10%
 // from the two runs; verify with the calibration passes, and fails (exit 1)
