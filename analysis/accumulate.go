@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/thinkcap/thinkcap/internal/histogram"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -11,13 +12,13 @@ import (
 // kept, so that a long simulation's memory follows the requests in flight,
 // not the run's length. It gives what Summarize gives, with one
 // difference: latency quantiles come from a log-linear histogram
-// (Sketch), within SketchRelativeError of Summarize's. Counts, throughputs,
+// (histogram.Sketch), within SketchRelativeError of Summarize's. Counts, throughputs,
 // every mean, minimum and maximum, and every token statistic (integers,
 // counted by value) are Summarize's. Accumulators merge (a run of pools).
 type Accumulator struct {
 	counts                         RequestCounts
-	ttft, ttfa, tpot, e2e, queue   Sketch
-	ttftEngine                     Sketch
+	ttft, ttfa, tpot, e2e, queue   histogram.Sketch
+	ttftEngine                     histogram.Sketch
 	think, answer, total           intCounts
 	thinkSum, answerSum, promptSum float64
 	cachedSum                      float64
@@ -65,7 +66,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	a.counts.Completed += o.counts.Completed
 	a.counts.Failed += o.counts.Failed
 	a.counts.Rejected += o.counts.Rejected
-	for _, p := range []struct{ to, from *Sketch }{
+	for _, p := range []struct{ to, from *histogram.Sketch }{
 		{&a.ttft, &o.ttft}, {&a.ttfa, &o.ttfa}, {&a.tpot, &o.tpot}, {&a.e2e, &o.e2e}, {&a.queue, &o.queue}, {&a.ttftEngine, &o.ttftEngine},
 	} {
 		p.to.Merge(p.from)
@@ -88,8 +89,8 @@ func (a *Accumulator) PromptTokens() (prompt, cached float64) { return a.promptS
 func (a *Accumulator) Summary(kind string, durationS float64) Summary {
 	s := Summary{Kind: kind, DurationS: durationS, Requests: a.counts}
 	s.LatencyS = Latencies{
-		TTFT: a.ttft.Stat(), TTFA: a.ttfa.Stat(), TPOT: a.tpot.Stat(),
-		E2E: a.e2e.Stat(), Queue: a.queue.Stat(), TTFTEngine: a.ttftEngine.Stat(),
+		TTFT: sketchStat(&a.ttft), TTFA: sketchStat(&a.ttfa), TPOT: sketchStat(&a.tpot),
+		E2E: sketchStat(&a.e2e), Queue: sketchStat(&a.queue), TTFTEngine: sketchStat(&a.ttftEngine),
 	}
 	s.Tokens = TokenStats{Think: a.think.stat(), Answer: a.answer.stat(), Total: a.total.stat()}
 	s.Throughput = throughput(float64(a.counts.Completed), a.thinkSum, a.answerSum, a.promptSum, durationS)
@@ -230,4 +231,17 @@ func rankStat(n int64, sum float64, values func(func(v float64, k int64) bool)) 
 	}
 	st.Mean = min(max(sum/float64(n), lo), hi)
 	return st
+}
+
+// SketchRelativeError bounds how far a latency quantile of an Accumulator
+// lies from Summarize's, relative to it.
+const SketchRelativeError = histogram.SketchRelativeError
+
+// sketchStat is Describe of the values in s: the mean exact, the quantiles
+// within SketchRelativeError.
+func sketchStat(s *histogram.Sketch) Stat {
+	if s.Count() == 0 {
+		return Stat{NoData: true}
+	}
+	return rankStat(s.Count(), s.Sum(), s.Values)
 }

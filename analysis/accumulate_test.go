@@ -114,19 +114,6 @@ func close(a, b, rel float64) bool {
 	return math.Abs(a-b) <= rel*math.Abs(b)+1e-15
 }
 
-// TestSketchBound: every value's bucket midpoint is within
-// SketchRelativeError of it, from nanoseconds to days.
-func TestSketchBound(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 100_000 {
-		v := math.Exp(r.Float64()*40 - 21) // about 1e-9 to 1e8
-		m := sketchMid(sketchKey(v))
-		if math.Abs(m-v) > SketchRelativeError*v {
-			t.Fatalf("%g in a bucket of midpoint %g: %.3g relative", v, m, math.Abs(m-v)/v)
-		}
-	}
-}
-
 // BenchmarkAccumulatorAdd: the cost a finished request adds to a run.
 func BenchmarkAccumulatorAdd(b *testing.B) {
 	results := randomResults(rand.New(rand.NewPCG(3, 4)), 10_000)

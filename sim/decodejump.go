@@ -204,7 +204,7 @@ func (e *engine) decodeStretch() {
 			e.cutoff = e.now // the next step was scheduled as this one started
 		}
 		e.now = end
-		e.itl.addN(dt, int64(n))
+		e.itl.AddN(dt, int64(n))
 		if i == firstAnswer {
 			firstAnswer = int(^uint(0) >> 1)
 			for r, a := range j.answerAt {

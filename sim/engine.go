@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+
+	"github.com/thinkcap/thinkcap/internal/histogram"
 )
 
 // never is the time of an event that will not happen.
@@ -72,7 +74,7 @@ type engine struct {
 	stretched   int64 // of which in decode stretches
 	stats       occupancy
 	timeline    *timeline
-	itl         *latencyHistogram
+	itl         *histogram.Durations
 
 	// finished is called for each request that completes, at its time.
 	finished func(e *engine, s *seq)
@@ -234,7 +236,7 @@ func (e *engine) complete() {
 		case s.lastToken == e.stepStart:
 			sameITL++
 		default:
-			e.itl.add(t - s.lastToken)
+			e.itl.Add(t - s.lastToken)
 		}
 		s.lastToken = t
 		if s.firstAnswer < 0 && s.generated > s.think {
@@ -250,7 +252,7 @@ func (e *engine) complete() {
 	}
 	clear(e.running[len(kept):])
 	e.running = kept
-	e.itl.addN(t-e.stepStart, sameITL)
+	e.itl.AddN(t-e.stepStart, sameITL)
 	for i, s := range e.done {
 		e.finished(e, s)
 		e.done[i] = nil

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/histogram"
 )
 
 // fixedStep prices every step the same, so scheduling tests read easily.
@@ -21,7 +23,7 @@ func testEngine(t *testing.T, usable, maxSeqs, budget int) (*engine, *[]*seq) {
 		prefixCaching: true, resumeHits: true, reserveFullISL: true, stepModel: fixedStep(testStep),
 		rngState: 1,
 		pool:     newBlockPool(usable + 1), prefixes: map[string]*prefixEntry{},
-		itl: &latencyHistogram{}, waiting: &startedQueue{waitQueue: &fcfsQueue{}},
+		itl: &histogram.Durations{}, waiting: &startedQueue{waitQueue: &fcfsQueue{}},
 	}
 	var done []*seq
 	e.finished = func(_ *engine, s *seq) { done = append(done, s) }

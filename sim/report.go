@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/histogram"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -69,13 +70,13 @@ func (c *cluster) report() *Report {
 	if c.scaler != nil {
 		r.Scaling, r.ReplicaSeconds = c.scaler.history, c.scaler.costNs/1e9
 	}
-	itl := &latencyHistogram{}
+	itl := &histogram.Durations{}
 	var tls []*timeline
 	for _, e := range c.engines {
 		r.Preemptions += e.preemptions
 		r.Steps += e.steps
 		r.stretched += e.stretched
-		itl.merge(e.itl)
+		itl.Merge(e.itl)
 		st := &e.stats
 		total := float64(max(e.pool.total, 1))
 		r.KVUsageMean += st.mean(st.usedNs) / total / float64(len(c.engines))
@@ -95,10 +96,10 @@ func (c *cluster) report() *Report {
 		}
 	}
 	r.ITL = Quantiles{
-		Mean: itl.mean() / 1e9,
-		P50:  itl.quantile(0.50) / 1e9,
-		P90:  itl.quantile(0.90) / 1e9,
-		P99:  itl.quantile(0.99) / 1e9,
+		Mean: itl.Mean(),
+		P50:  itl.Quantile(0.50),
+		P90:  itl.Quantile(0.90),
+		P99:  itl.Quantile(0.99),
 	}
 	return r
 }

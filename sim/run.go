@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/histogram"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -194,7 +195,7 @@ func newEngine(id int, cfg *Config, capacity Capacity) (*engine, error) {
 		api:      apiServer{processes: float64(cfg.APIServerCount)},
 		pool:     newBlockPool(capacity.NumGPUBlocks),
 		prefixes: map[string]*prefixEntry{},
-		itl:      &latencyHistogram{},
+		itl:      &histogram.Durations{},
 	}
 	if e.priority {
 		e.waiting = &startedQueue{waitQueue: &priorityQueue{}}

@@ -17,10 +17,10 @@ const module = "github.com/thinkcap/thinkcap/"
 var allowedImports = map[string][]string{
 	"profiles":        {},
 	"workload":        {"profiles", "internal/jsonscan"},
-	"analysis":        {"workload", "profiles", "internal/inputerr"}, // profiles: fit writes a traffic profile
-	"sim":             {"workload", "profiles", "analysis"},
+	"analysis":        {"workload", "profiles", "internal/inputerr", "internal/histogram"}, // profiles: fit writes a traffic profile
+	"sim":             {"workload", "profiles", "analysis", "internal/histogram"},
 	"scenario":        {"sim", "workload", "profiles", "analysis"},
-	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo"},
+	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
 	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "internal/inputerr"},
@@ -28,6 +28,8 @@ var allowedImports = map[string][]string{
 	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
+	// histogram is a leaf: the log-linear latency histograms.
+	"internal/histogram": {},
 	// jsonscan is a leaf: the JSON scanner of the log reader and the chunk decoder.
 	"internal/jsonscan": {},
 	// progress is a leaf: the terminal bar and plain progress lines.

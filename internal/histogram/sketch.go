@@ -1,4 +1,4 @@
-package analysis
+package histogram
 
 import (
 	"math"
@@ -12,7 +12,7 @@ const sketchSub = 512
 // the exact one, relative to it: half a bucket's width.
 const SketchRelativeError = 1.0 / (2 * sketchSub)
 
-// Sketch is a log-linear histogram of a latency: sketchSub buckets per
+// Sketch is a log-linear histogram of any float64: sketchSub buckets per
 // power of two of the value, so that every bucket spans at most
 // 1/sketchSub of the values in it, whatever their scale (nanoseconds to
 // days). A value at a rank is its bucket's midpoint, kept within the exact
@@ -47,7 +47,8 @@ func sketchMid(key int) float64 {
 	return math.Ldexp(1+(float64(sub)+0.5)/sketchSub, exp-1)
 }
 
-// Add counts v; NaN and infinite values are dropped, as Describe drops them.
+// Add counts v; NaN and infinite values are dropped (analysis.Describe
+// drops them too).
 func (s *Sketch) Add(v float64) { s.addN(v, 1) }
 
 func (s *Sketch) addN(v float64, k int64) {
@@ -109,9 +110,9 @@ func (s *Sketch) Merge(o *Sketch) {
 	s.min, s.max = min(s.min, o.min), max(s.max, o.max)
 }
 
-// values yields the buckets in ascending order: each value (exact below
+// Values yields the buckets in ascending order: each value (exact below
 // or at zero, the bucket's midpoint within [min, max] above) with its count.
-func (s *Sketch) values(yield func(v float64, k int64) bool) {
+func (s *Sketch) Values(yield func(v float64, k int64) bool) {
 	neg := make([]float64, 0, len(s.nonPos))
 	for v := range s.nonPos {
 		neg = append(neg, v)
@@ -129,11 +130,8 @@ func (s *Sketch) values(yield func(v float64, k int64) bool) {
 	}
 }
 
-// Stat is Describe of the values added: the mean exact, the quantiles
-// within SketchRelativeError.
-func (s *Sketch) Stat() Stat {
-	if s.n == 0 {
-		return Stat{NoData: true}
-	}
-	return rankStat(s.n, s.sum, s.values)
-}
+// Count is the number of values added.
+func (s *Sketch) Count() int64 { return s.n }
+
+// Sum is the values' exact sum.
+func (s *Sketch) Sum() float64 { return s.sum }
