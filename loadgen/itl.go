@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"time"
+
+	"github.com/thinkcap/thinkcap/internal/splitmix"
 )
 
 // itlReservoir is how many gaps the ITL percentiles keep: every gap of a
@@ -21,7 +23,7 @@ type itlStats struct {
 	res      [itlReservoir]float32
 }
 
-func (s *itlStats) reset() { s.n, s.sum, s.max, s.rng = 0, 0, 0, 0x9e3779b97f4a7c15 }
+func (s *itlStats) reset() { s.n, s.sum, s.max, s.rng = 0, 0, 0, splitmix.Gamma }
 
 func (s *itlStats) add(d time.Duration) {
 	g := max(d.Seconds(), 0)
@@ -32,13 +34,7 @@ func (s *itlStats) add(d time.Duration) {
 		s.res[s.n-1] = float32(g)
 		return
 	}
-	// splitmix64
-	s.rng += 0x9e3779b97f4a7c15
-	z := s.rng
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	if j := z % uint64(s.n); j < itlReservoir {
+	if j := splitmix.Next(&s.rng) % uint64(s.n); j < itlReservoir {
 		s.res[j] = float32(g)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/thinkcap/thinkcap/internal/splitmix"
 )
 
 // promptWords are common lowercase English words. Written with a leading
@@ -49,11 +51,7 @@ func SyntheticPrompt(tokens int, seed uint64) string {
 	x := seed ^ 0x6a09e667f3bcc909
 	for range tokens {
 		// splitmix64: cheap, and well mixed even for consecutive seeds.
-		x += 0x9e3779b97f4a7c15
-		z := x
-		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-		z = (z ^ z>>27) * 0x94d049bb133111eb
-		z ^= z >> 31
+		z := splitmix.Next(&x)
 		b.WriteByte(' ')
 		b.WriteString(promptWords[z%uint64(len(promptWords))])
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/thinkcap/thinkcap/internal/histogram"
+	"github.com/thinkcap/thinkcap/internal/splitmix"
 )
 
 // never is the time of an event that will not happen.
@@ -88,17 +89,7 @@ type engine struct {
 // uniform is the next number in [0, 1) of the replica's random stream:
 // splitmix64, a few nanoseconds, drawn once per decoding request per step
 // under speculative decoding.
-func (e *engine) uniform() float64 { return splitmix(&e.rngState) }
-
-// splitmix is the next number in [0, 1) of the splitmix64 stream *state.
-func splitmix(state *uint64) float64 {
-	*state += 0x9e3779b97f4a7c15
-	z := *state
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return float64(z>>11) / (1 << 53)
-}
+func (e *engine) uniform() float64 { return splitmix.Float64(&e.rngState) }
 
 // stepTimer prices one engine step; *StepModel is the real one, tests use
 // simpler ones.

@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/thinkcap/thinkcap/internal/splitmix"
+)
 
 // This file is the API server's own time: a request reaches the engine
 // only after vLLM's front end has taken it in (HTTP, request processing and
@@ -159,7 +163,7 @@ func nextTransit(h transitHeap) int64 {
 // toEngine sends s, arrived at t, through e's API server. It returns e
 // when e's state changed now (the front end costs nothing), else nil.
 func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
-	draw := 0.5 + splitmix(&e.apiState)
+	draw := 0.5 + splitmix.Float64(&e.apiState)
 	at := t + int64(c.cfg.apiDelayNs(s.prompt)*draw)
 	if work := c.cfg.APIServerCPUMs() * 1e6 * draw; work >= 1 {
 		e.api.add(apiJob{notBefore: at, s: s}, work, t)

@@ -3,6 +3,8 @@ package workload
 import (
 	"hash/fnv"
 	"math/rand/v2"
+
+	"github.com/thinkcap/thinkcap/internal/splitmix"
 )
 
 // NewStream returns the random stream called name under seed: a PCG
@@ -16,14 +18,9 @@ func NewStream(seed uint64, name string) *rand.Rand {
 	// splitmix64 spreads nearby seeds and names over the whole state space,
 	// so that streams for seed 1 and seed 2 are unrelated.
 	hi := splitmix64(seed ^ splitmix64(h.Sum64()))
-	lo := splitmix64(hi ^ 0x9e3779b97f4a7c15)
+	lo := splitmix64(hi ^ splitmix.Gamma)
 	return rand.New(rand.NewPCG(hi, lo))
 }
 
-// splitmix64 is the finaliser of Steele, Lea and Flood's SplitMix64.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
+// splitmix64 is SplitMix64's first draw from state x.
+func splitmix64(x uint64) uint64 { return splitmix.Next(&x) }

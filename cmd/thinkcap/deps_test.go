@@ -16,11 +16,11 @@ const module = "github.com/thinkcap/thinkcap/"
 // package may import (cmd may import everything; nothing imports cmd).
 var allowedImports = map[string][]string{
 	"profiles":        {},
-	"workload":        {"profiles", "internal/jsonscan"},
+	"workload":        {"profiles", "internal/jsonscan", "internal/splitmix"},
 	"analysis":        {"workload", "profiles", "internal/inputerr", "internal/histogram"}, // profiles: fit writes a traffic profile
-	"sim":             {"workload", "profiles", "analysis", "internal/histogram"},
+	"sim":             {"workload", "profiles", "analysis", "internal/histogram", "internal/splitmix"},
 	"scenario":        {"sim", "workload", "profiles", "analysis"},
-	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram"},
+	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
 	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "internal/inputerr"},
@@ -36,6 +36,8 @@ var allowedImports = map[string][]string{
 	"internal/progress": {},
 	// inputerr is a leaf: the one error type of the user's input.
 	"internal/inputerr": {},
+	// splitmix is a leaf: the SplitMix64 generator.
+	"internal/splitmix": {},
 	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.
 	"internal/vllmargs": {},
 }
