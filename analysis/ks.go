@@ -39,11 +39,11 @@ func KSTwoSample(x, y []float64) (KSResult, error) {
 	xs, ys := slices.Clone(x), slices.Clone(y)
 	slices.Sort(xs)
 	slices.Sort(ys)
-	return ksSorted(xs, ys), nil
+	return KSSorted(xs, ys), nil
 }
 
-// ksSorted is the test on sorted, non-empty samples.
-func ksSorted[T int32 | float64](x, y []T) KSResult {
+// KSSorted is the test on sorted, non-empty samples.
+func KSSorted[T int32 | float64](x, y []T) KSResult {
 	d := ksStatistic(x, y)
 	n, m := float64(len(x)), float64(len(y))
 	ne := n * m / (n + m)

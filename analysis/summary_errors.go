@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,8 +35,8 @@ type ScrapeCounts struct {
 // Bounds of the breakdown: a handful of messages, each short enough to
 // read on one or two lines.
 const (
-	maxErrorMessages    = 5
-	maxErrorMessageRune = 200
+	maxErrorMessages     = 5
+	MaxErrorMessageRunes = 200
 )
 
 // Errors breaks the failed results down; nil when none failed.
@@ -61,7 +59,7 @@ func Errors(results []workload.Result) *ErrorBreakdown {
 		if msg == "" {
 			msg = r.Status
 		}
-		msgs[truncateRunes(strings.Join(strings.Fields(msg), " "), maxErrorMessageRune)]++
+		msgs[TruncateRunes(strings.Join(strings.Fields(msg), " "), MaxErrorMessageRunes)]++
 	}
 	if b == nil {
 		return nil
@@ -82,54 +80,11 @@ func Errors(results []workload.Result) *ErrorBreakdown {
 	return b
 }
 
-// truncateRunes cuts s to n runes, marking the cut.
-func truncateRunes(s string, n int) string {
+// TruncateRunes cuts s to n runes, marking the cut.
+func TruncateRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// writeErrors prints the failure breakdown: statuses, HTTP codes, then
-// the most common messages.
-func writeErrors(w io.Writer, s *Summary) error {
-	e := s.Errors
-	t := newTable(w, "failures", "count")
-	var rows [][]string
-	for _, k := range sortedKeys(e.ByStatus) {
-		rows = append(rows, []string{k, formatInt(int64(e.ByStatus[k]))})
-	}
-	for _, k := range sortedKeys(e.ByHTTPCode) {
-		rows = append(rows, []string{"HTTP " + k, formatInt(int64(e.ByHTTPCode[k]))})
-	}
-	for _, m := range e.Messages {
-		rows = append(rows, []string{breakLines(m.Message, 80), formatInt(int64(m.Count))})
-	}
-	for _, r := range rows {
-		if err := t.Append(r); err != nil {
-			return err
-		}
-	}
-	return t.Render()
-}
-
-// writeScrape prints how the /metrics scrapes went.
-func writeScrape(w io.Writer, s *Summary) error {
-	c := s.Scrape
-	line := fmt.Sprintf("scrapes of /metrics: %d, failed %d", c.Scrapes, c.Failures)
-	if c.LastError != "" {
-		line += " (last: " + truncateRunes(c.LastError, maxErrorMessageRune) + ")"
-	}
-	_, err := fmt.Fprintln(w, line)
-	return err
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

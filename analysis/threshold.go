@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -138,45 +137,4 @@ func compare(v float64, op string, bound float64) bool {
 		return v >= bound
 	}
 	return false
-}
-
-// WriteThresholds prints the thresholds as a pass/fail table: each as
-// written, the measured value in the metric's display unit, and the result.
-func WriteThresholds(w io.Writer, rs []ThresholdResult) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	t := newLabeledTable(w, 1, "threshold", "measured", "result")
-	for _, r := range rs {
-		unit, _ := ThresholdUnit(r.Metric)
-		result := "pass"
-		switch {
-		case math.IsNaN(r.Actual):
-			result = "fail (no data)"
-		case !r.Pass:
-			result = "fail"
-		}
-		if err := t.Append([]string{r.Text, formatThresholdValue(r.Actual, unit), result}); err != nil {
-			return fmt.Errorf("write thresholds: %w", err)
-		}
-	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("write thresholds: %w", err)
-	}
-	return nil
-}
-
-// formatThresholdValue prints a value in its metric's display unit.
-func formatThresholdValue(v float64, unit string) string {
-	switch {
-	case math.IsNaN(v):
-		return noValue
-	case unit == "ms":
-		return formatMS(v) + " ms"
-	case unit == "%":
-		return formatFixed(100*v, 2) + "%"
-	case unit != "":
-		return formatCompact(v) + " " + unit
-	}
-	return formatCompact(v)
 }

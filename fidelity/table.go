@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // metricLabels are the metrics as the tables name them.
@@ -19,7 +19,7 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	fmt.Fprintf(w, "thinkcap fidelity: %d of %d corpus records replayed, from %d sources; errors are mean absolute relative errors,\n",
 		sb.Points, sb.Records, sb.Sources)
 	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it\n\n")
-	t := analysis.NewLabeledTable(w, 1, overallHeader...)
+	t := report.NewLabeledTable(w, 1, overallHeader...)
 	for _, row := range overallRows(sb) {
 		if err := t.Append(row); err != nil {
 			return err
@@ -50,7 +50,7 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	}
 	if len(sb.Skipped) > 0 {
 		fmt.Fprintln(w)
-		t := analysis.NewLabeledTable(w, 1, "not replayed", "records")
+		t := report.NewLabeledTable(w, 1, "not replayed", "records")
 		for _, s := range sb.Skipped {
 			if err := t.Append([]string{s.Reason, fmt.Sprint(s.Records)}); err != nil {
 				return err
@@ -85,7 +85,7 @@ func overallRows(sb *Scoreboard) [][]string {
 }
 
 func writeRegimes(w io.Writer, label string, rs []Regime) error {
-	t := analysis.NewLabeledTable(w, 2, regimeHeader(label)...)
+	t := report.NewLabeledTable(w, 2, regimeHeader(label)...)
 	for _, r := range rs {
 		if err := t.Append(regimeRow(label, r)); err != nil {
 			return err
@@ -115,7 +115,7 @@ func writeFits(w io.Writer, sb *Scoreboard) error {
 	for _, f := range sb.Fits {
 		header = append(header, f.Generation)
 	}
-	t := analysis.NewLabeledTable(w, 1, header...)
+	t := report.NewLabeledTable(w, 1, header...)
 	add := func(name string, v func(i int) string) error {
 		row := []string{name}
 		for i := range sb.Fits {
@@ -142,7 +142,7 @@ func writeFits(w io.Writer, sb *Scoreboard) error {
 func writeRows(w io.Writer, sb *Scoreboard) error {
 	rows := append([]Row(nil), sb.Rows...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-	t := analysis.NewLabeledTable(w, 1, "point", "conc.", "TPOT ms", "pred.", "err", "TTFT ms", "pred.", "err", "tok/s", "pred.", "err")
+	t := report.NewLabeledTable(w, 1, "point", "conc.", "TPOT ms", "pred.", "err", "TTFT ms", "pred.", "err", "tok/s", "pred.", "err")
 	for _, r := range rows {
 		row := []string{r.ID, fmt.Sprintf("%.0f", r.Concurrency)}
 		for _, m := range Metrics3 {
@@ -173,7 +173,7 @@ func pct(m map[string]float64, metric string) string {
 // a column per metric.
 func writeCoverage(w io.Writer, cov []Coverage) error {
 	header, rows := coverageTable(cov)
-	t := analysis.NewLabeledTable(w, 2, header...)
+	t := report.NewLabeledTable(w, 2, header...)
 	for _, row := range rows {
 		if err := t.Append(row); err != nil {
 			return err

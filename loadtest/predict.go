@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/report"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
@@ -55,7 +55,7 @@ func (p *Predict) printPrediction(w io.Writer, cfg sim.Config, server *verify.Ru
 		fmt.Fprintf(w, "  - %s\n", n)
 	}
 	fmt.Fprintln(w)
-	if err := analysis.WriteTable(w, &s); err != nil {
+	if err := report.WriteTable(w, &s); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

@@ -12,6 +12,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // This file is --report: a load test alone as one self-contained HTML file,
@@ -39,7 +40,7 @@ type reportImage struct {
 // writeLoadReport writes the run's report to path.
 func writeLoadReport(path string, r *run, s *analysis.Summary, out *loadgen.Outcome, samples []loadgen.Sample, state string) error {
 	var tables bytes.Buffer
-	if err := analysis.WriteTable(&tables, s); err != nil {
+	if err := report.WriteTable(&tables, s); err != nil {
 		return err
 	}
 	v := loadReport{
@@ -96,14 +97,14 @@ func loadPlots(out *loadgen.Outcome, samples []loadgen.Sample) ([]loadPlot, erro
 		if len(l.values) == 0 {
 			continue
 		}
-		if err := add(l.title, func(w io.Writer) error { return analysis.WriteCDFPlot(w, l.title, "ms", nil, l.values) }); err != nil {
+		if err := add(l.title, func(w io.Writer) error { return report.WriteCDFPlot(w, l.title, "ms", nil, l.values) }); err != nil {
 			return nil, err
 		}
 	}
 	if tokens := tokensPerSecond(out); len(tokens.X) > 0 {
 		title := "Output tokens per second (a request's spread from its first to its last token)"
 		if err := add(title, func(w io.Writer) error {
-			return analysis.WriteSeriesPlot(w, title, "output tokens/s", []analysis.Series{tokens})
+			return report.WriteSeriesPlot(w, title, "output tokens/s", []report.Series{tokens})
 		}); err != nil {
 			return nil, err
 		}
@@ -112,8 +113,8 @@ func loadPlots(out *loadgen.Outcome, samples []loadgen.Sample) ([]loadPlot, erro
 		return plots, nil
 	}
 	start := out.Start
-	series := func(name string, value func(loadgen.Snapshot) float64) analysis.Series {
-		s := analysis.Series{Name: name}
+	series := func(name string, value func(loadgen.Snapshot) float64) report.Series {
+		s := report.Series{Name: name}
 		for _, sm := range samples {
 			s.X = append(s.X, sm.Time.Sub(start).Seconds())
 			s.Y = append(s.Y, value(sm.Snapshot))
@@ -122,16 +123,16 @@ func loadPlots(out *loadgen.Outcome, samples []loadgen.Sample) ([]loadPlot, erro
 	}
 	for _, tl := range []struct {
 		title, yLabel string
-		series        []analysis.Series
+		series        []report.Series
 	}{
-		{"KV cache usage", "KV blocks in use (%)", []analysis.Series{series("measured", func(s loadgen.Snapshot) float64 { return 100 * s.KVUsage })}},
-		{"Running and waiting requests", "requests", []analysis.Series{
+		{"KV cache usage", "KV blocks in use (%)", []report.Series{series("measured", func(s loadgen.Snapshot) float64 { return 100 * s.KVUsage })}},
+		{"Running and waiting requests", "requests", []report.Series{
 			series("running, measured", func(s loadgen.Snapshot) float64 { return s.Running }),
 			series("waiting, measured", func(s loadgen.Snapshot) float64 { return s.Waiting }),
 		}},
-		{"Preemptions (cumulative)", "preemptions since the server started", []analysis.Series{series("measured", func(s loadgen.Snapshot) float64 { return s.Preemptions })}},
+		{"Preemptions (cumulative)", "preemptions since the server started", []report.Series{series("measured", func(s loadgen.Snapshot) float64 { return s.Preemptions })}},
 	} {
-		if err := add(tl.title, func(w io.Writer) error { return analysis.WriteSeriesPlot(w, tl.title, tl.yLabel, tl.series) }); err != nil {
+		if err := add(tl.title, func(w io.Writer) error { return report.WriteSeriesPlot(w, tl.title, tl.yLabel, tl.series) }); err != nil {
 			return nil, err
 		}
 	}
@@ -141,9 +142,9 @@ func loadPlots(out *loadgen.Outcome, samples []loadgen.Sample) ([]loadPlot, erro
 // tokensPerSecond is the completed requests' output tokens per one-second
 // bucket from the run's start, each request's spread evenly from its first
 // token to its last (a load test keeps no per-token times).
-func tokensPerSecond(out *loadgen.Outcome) analysis.Series {
+func tokensPerSecond(out *loadgen.Outcome) report.Series {
 	buckets := tokenBuckets(out.FromSent)
-	s := analysis.Series{Name: "measured"}
+	s := report.Series{Name: "measured"}
 	for i, v := range buckets.tokens {
 		s.X = append(s.X, buckets.first+float64(i)+0.5)
 		s.Y = append(s.Y, v)

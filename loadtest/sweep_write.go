@@ -11,6 +11,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // writeSweepFiles writes sweep.json and the capacity curves into the
@@ -51,8 +52,8 @@ func writeSweepPlots(out *SweepOutcome) error {
 	if len(pts) == 0 {
 		return nil
 	}
-	line := func(name string, value func(*analysis.Summary) float64, predicted bool) analysis.Series {
-		s := analysis.Series{Name: name}
+	line := func(name string, value func(*analysis.Summary) float64, predicted bool) report.Series {
+		s := report.Series{Name: name}
 		for _, r := range pts {
 			sum := r.Measured
 			if predicted {
@@ -81,10 +82,10 @@ func writeSweepPlots(out *SweepOutcome) error {
 	tpot := func(s *analysis.Summary) float64 { return 1000 * s.LatencyS.TPOT.P50 }
 	plots := []struct {
 		file, title, yLabel string
-		series              []analysis.Series
+		series              []report.Series
 	}{
-		{"sweep.png", "Capacity: output throughput against offered load", "output tokens/s", []analysis.Series{line("measured", tokens, false)}},
-		{"sweep_latency.png", "Latency against offered load", "milliseconds", []analysis.Series{
+		{"sweep.png", "Capacity: output throughput against offered load", "output tokens/s", []report.Series{line("measured", tokens, false)}},
+		{"sweep_latency.png", "Latency against offered load", "milliseconds", []report.Series{
 			line("TTFT p99, measured", ttft, false), line("TPOT p50, measured", tpot, false)}},
 	}
 	if hasPrediction {
@@ -93,7 +94,7 @@ func writeSweepPlots(out *SweepOutcome) error {
 	}
 	for _, p := range plots {
 		var buf bytes.Buffer
-		if err := analysis.WriteXYPlot(&buf, p.title, xLabel, p.yLabel, p.series); err != nil {
+		if err := report.WriteXYPlot(&buf, p.title, xLabel, p.yLabel, p.series); err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(out.Dir, p.file), buf.Bytes(), 0o644); err != nil {
@@ -139,7 +140,7 @@ func WriteSweep(w io.Writer, out *SweepOutcome) error {
 		header = append(header, "predicted TPOT p50")
 	}
 	header = append(header, "E2E p50", "KV peak", "preemptions", "failed", "saturated")
-	t := analysis.NewLabeledTable(w, 1, header...)
+	t := report.NewLabeledTable(w, 1, header...)
 	var notes []string
 	ms := func(st analysis.Stat, v float64) string {
 		if st.NoData {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // verdict checks the finished run: aborted by the circuit breaker, a
@@ -22,7 +23,7 @@ func verdict(w io.Writer, table bool, s *analysis.Summary, checks []analysis.Thr
 		rs := analysis.CheckThresholds(s, checks)
 		if table {
 			fmt.Fprintln(w)
-			if err := analysis.WriteThresholds(w, rs); err != nil {
+			if err := report.WriteThresholds(w, rs); err != nil {
 				return err
 			}
 		}

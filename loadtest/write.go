@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // Write prints the outcome to w, the summary JSON with -o json, else the
@@ -32,7 +32,7 @@ func Write(w io.Writer, out *Outcome) error {
 		}
 		return errors.Join(writeJSON(w, *s), verdict(w, false, s, out.checks, out.Aborted, out.Finished, out.Planned))
 	}
-	if err := analysis.WriteTable(w, s); err != nil {
+	if err := report.WriteTable(w, s); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nschedule lag p50 %.2f ms, p99 %.2f ms, %d requests later than %v\n",

@@ -5,17 +5,18 @@ import (
 	"io"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // WriteSummaryTable writes a simulation's summary as tables: the whole run,
 // then each pool's.
 func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
-	if err := analysis.WriteTable(w, &s); err != nil {
+	if err := report.WriteTable(w, &s); err != nil {
 		return err
 	}
 	for i := range s.Pools {
 		fmt.Fprintf(w, "\npool %q\n", s.Pools[i].Pool)
-		if err := analysis.WriteTable(w, &s.Pools[i]); err != nil {
+		if err := report.WriteTable(w, &s.Pools[i]); err != nil {
 			return err
 		}
 	}

@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
-	"github.com/thinkcap/thinkcap/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // Verdict is nil when the plan has a deployment, ErrNoCandidate when none
@@ -60,7 +61,7 @@ func WriteDayTable(w io.Writer, p *DayPlan) error {
 		align[i] = tw.AlignRight
 	}
 	align[len(align)-1] = tw.AlignLeft
-	t := analysis.NewAlignedTable(w, align, header...)
+	t := report.NewAlignedTable(w, align, header...)
 	for _, h := range p.Hours {
 		plan := strconv.Itoa(h.Replicas)
 		if !h.Passes {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -103,7 +104,7 @@ func (p *Plan) Verdict() error {
 
 // PlanBudgets searches the per-category budgets and the deployment
 // together (see the file comment).
-func PlanBudgets(cands []Candidate, reqs []workload.Request, curves analysis.CurveReport, opt PlanOptions) (*Plan, error) {
+func PlanBudgets(cands []Candidate, reqs []workload.Request, curves logstats.CurveReport, opt PlanOptions) (*Plan, error) {
 	opt.defaults()
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func PlanBudgets(cands []Candidate, reqs []workload.Request, curves analysis.Cur
 	if len(curves.Categories) == 0 {
 		return nil, errors.New("plan: the eval has no category")
 	}
-	byCat := map[string]*analysis.CategoryCurve{}
+	byCat := map[string]*logstats.CategoryCurve{}
 	for i := range curves.Categories {
 		c := &curves.Categories[i]
 		byCat[c.Category] = c
@@ -202,8 +203,8 @@ func PlanBudgets(cands []Candidate, reqs []workload.Request, curves analysis.Cur
 // since otherwise it costs more tokens for an accuracy the eval cannot
 // tell apart. With no budget meeting the floor, the most accurate is kept
 // (the policy will say it misses the floor).
-func candidatesFor(c *analysis.CategoryCurve, floor float64) []int {
-	var kept []analysis.CurvePoint
+func candidatesFor(c *logstats.CategoryCurve, floor float64) []int {
+	var kept []logstats.CurvePoint
 	best := c.Points[0]
 	for _, p := range c.Points {
 		if p.Accuracy > best.Accuracy {
@@ -248,7 +249,7 @@ func wilson(acc float64, n int) (lo, hi float64) {
 }
 
 // globalBudgets are the budgets every evaluated category's eval tested.
-func globalBudgets(byCat map[string]*analysis.CategoryCurve, cats []string) []int {
+func globalBudgets(byCat map[string]*logstats.CategoryCurve, cats []string) []int {
 	var common []int
 	for i, cat := range cats {
 		var bs []int
@@ -303,7 +304,7 @@ func applyBudgets(reqs []workload.Request, budgets map[string]int) []workload.Re
 // evaluatePolicy prices one set of budgets: the cheapest deployment that
 // meets the SLOs with them, and the correct answers an hour brings.
 func evaluatePolicy(name string, budgets map[string]int, cands []Candidate, reqs []workload.Request,
-	byCat map[string]*analysis.CategoryCurve, evaluated []string, counts map[string]int, rate float64, opt PlanOptions) (Policy, error) {
+	byCat map[string]*logstats.CategoryCurve, evaluated []string, counts map[string]int, rate float64, opt PlanOptions) (Policy, error) {
 	traffic := applyBudgets(reqs, budgets)
 	res, err := Search(cands, traffic, opt.Options)
 	if err != nil {
@@ -358,7 +359,7 @@ func evaluatePolicy(name string, budgets map[string]int, cands []Candidate, reqs
 
 // pointAt is a category's eval point at budget b (the nearest budget not
 // above it when b was not tested).
-func pointAt(c *analysis.CategoryCurve, b int) analysis.CurvePoint {
+func pointAt(c *logstats.CategoryCurve, b int) logstats.CurvePoint {
 	best := c.Points[0]
 	for _, p := range c.Points {
 		if p.Budget <= b {

@@ -9,10 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // WritePlanTable writes the plan: the chosen budgets per category on the
@@ -31,7 +32,7 @@ func WritePlanTable(w io.Writer, p *Plan) error {
 			c.Name, c.Deployment, c.Replicas, c.CostPerHour, 100*c.Accuracy, c.CostPer1KCorrect)
 		header := []string{"category", "budget", "accuracy (95% interval)", "eval items", "requests", "think (mean)", "answer (mean)",
 			"GPU share", "$/1K correct", "TTFA p50 (s)", "TTFA p99 (s)", "knee budget", "knee $/1K correct"}
-		t := analysis.NewLabeledTable(w, 1, header...)
+		t := report.NewLabeledTable(w, 1, header...)
 		for i, r := range c.Categories {
 			kneeBudget, kneeCost := "-", "-"
 			if p.Knee != nil && i < len(p.Knee.Categories) {
@@ -53,7 +54,7 @@ func WritePlanTable(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w, "\nno policy meets the SLOs and the accuracy floors")
 	}
 	fmt.Fprintln(w)
-	t := analysis.NewLabeledTable(w, 3, "policy", "budgets", "deployment", "replicas", "$/hour", "accuracy", "$/1K correct", "SLOs")
+	t := report.NewLabeledTable(w, 3, "policy", "budgets", "deployment", "replicas", "$/hour", "accuracy", "$/1K correct", "SLOs")
 	rows := []Policy{}
 	if p.Chosen != nil {
 		chosen := *p.Chosen

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -12,7 +13,7 @@ import (
 // follows accuracy): "a", whose 512-token budget is clearly better than
 // none on 400 eval items, and "b", whose 512 is 5 points better on 40
 // items, inside the eval's interval.
-func planCase(t *testing.T) ([]Candidate, []workload.Request, analysis.CurveReport) {
+func planCase(t *testing.T) ([]Candidate, []workload.Request, logstats.CurveReport) {
 	t.Helper()
 	cands, err := tinySpace(t, 20000).Candidates()
 	if err != nil {
@@ -26,10 +27,10 @@ func planCase(t *testing.T) ([]Candidate, []workload.Request, analysis.CurveRepo
 		}
 		reqs = append(reqs, workload.Request{ArrivalS: float64(i) * 0.5, Category: cat, PromptTokens: 200, ThinkTokens: 800, AnswerTokens: 100})
 	}
-	curves := analysis.CurveReport{Categories: []analysis.CategoryCurve{
-		{Category: "a", RecommendedBudget: 512, Points: []analysis.CurvePoint{
+	curves := logstats.CurveReport{Categories: []logstats.CategoryCurve{
+		{Category: "a", RecommendedBudget: 512, Points: []logstats.CurvePoint{
 			{Budget: 0, Items: 400, Accuracy: 0.5, MeanTokens: 100}, {Budget: 512, Items: 400, Accuracy: 0.9, MeanTokens: 600}}},
-		{Category: "b", RecommendedBudget: 512, Points: []analysis.CurvePoint{
+		{Category: "b", RecommendedBudget: 512, Points: []logstats.CurvePoint{
 			{Budget: 0, Items: 40, Accuracy: 0.8, MeanTokens: 100}, {Budget: 512, Items: 40, Accuracy: 0.85, MeanTokens: 600}}},
 	}}
 	return cands, reqs, curves

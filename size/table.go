@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
-	"github.com/thinkcap/thinkcap/analysis"
+
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // WriteTable writes the ranked candidates: one row each, the cheapest
@@ -31,7 +32,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		align[i] = tw.AlignRight
 	}
 	align[1], align[len(align)-1] = tw.AlignLeft, tw.AlignLeft
-	t := analysis.NewAlignedTable(w, align, header...)
+	t := report.NewAlignedTable(w, align, header...)
 	for i, o := range r.Candidates {
 		if err := t.Append(row(i+1, &o)); err != nil {
 			return fmt.Errorf("write size table: %w", err)

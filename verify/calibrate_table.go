@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // WriteCalibrationTable prints the coefficients before and after, the API
@@ -18,7 +18,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	for _, n := range c.Fitted {
 		fitted[n] = true
 	}
-	t := analysis.NewLabeledTable(w, 2, "coefficient", "", "before", "after", "change")
+	t := report.NewLabeledTable(w, 2, "coefficient", "", "before", "after", "change")
 	b, a := params(c.Before), params(c.After)
 	for k, co := range coefficients {
 		before, after := *co.Field(&c.Before), *co.Field(&c.After)
@@ -60,7 +60,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		how = "odd requests predicted by a fit of the even ones"
 	}
 	fmt.Fprintf(w, "\nheld out (%s): mean absolute percentage error, before → after\n", how)
-	h := analysis.NewLabeledTable(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
+	h := report.NewLabeledTable(w, 1, "run", "requests", "TTFT", "TPOT", "E2E")
 	pct := func(before, after float64) string { return fmt.Sprintf("%.1f%% → %.1f%%", 100*before, 100*after) }
 	var skipped []HeldOut
 	for _, r := range c.HeldOut {

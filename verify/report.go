@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // reportPlot is one rendered plot: the file WritePlots names it and the
@@ -61,7 +62,7 @@ func renderPlots(out *Outcome) ([]reportPlot, error) {
 			continue
 		}
 		err := add(lp.file, lp.title, func(w io.Writer) error {
-			return analysis.WriteCDFPlot(w, lp.title, "ms", pred, meas)
+			return report.WriteCDFPlot(w, lp.title, "ms", pred, meas)
 		})
 		if err != nil {
 			return nil, err
@@ -71,8 +72,8 @@ func renderPlots(out *Outcome) ([]reportPlot, error) {
 	if len(p.PredictedTimeline) == 0 && len(p.MeasuredTimeline) == 0 {
 		return plots, nil
 	}
-	series := func(name string, tl []Point, value func(Point) float64) analysis.Series {
-		s := analysis.Series{Name: name, X: make([]float64, len(tl)), Y: make([]float64, len(tl))}
+	series := func(name string, tl []Point, value func(Point) float64) report.Series {
+		s := report.Series{Name: name, X: make([]float64, len(tl)), Y: make([]float64, len(tl))}
 		for i, pt := range tl {
 			s.X[i], s.Y[i] = pt.TimeS, value(pt)
 		}
@@ -84,26 +85,26 @@ func renderPlots(out *Outcome) ([]reportPlot, error) {
 	preemptions := func(pt Point) float64 { return pt.Preemptions }
 	timelines := []struct {
 		file, title, yLabel string
-		series              []analysis.Series
+		series              []report.Series
 	}{
-		{"kv_usage.png", "KV cache usage", "KV blocks in use (%)", []analysis.Series{
+		{"kv_usage.png", "KV cache usage", "KV blocks in use (%)", []report.Series{
 			series("predicted", p.PredictedTimeline, kvPercent),
 			series("measured", p.MeasuredTimeline, kvPercent),
 		}},
-		{"running_waiting.png", "Running and waiting requests", "requests", []analysis.Series{
+		{"running_waiting.png", "Running and waiting requests", "requests", []report.Series{
 			series("running, predicted", p.PredictedTimeline, running),
 			series("running, measured", p.MeasuredTimeline, running),
 			series("waiting, predicted", p.PredictedTimeline, waiting),
 			series("waiting, measured", p.MeasuredTimeline, waiting),
 		}},
-		{"preemptions.png", "Preemptions (cumulative)", "preemptions since start", []analysis.Series{
+		{"preemptions.png", "Preemptions (cumulative)", "preemptions since start", []report.Series{
 			series("predicted", p.PredictedTimeline, preemptions),
 			series("measured", p.MeasuredTimeline, preemptions),
 		}},
 	}
 	for _, tp := range timelines {
 		err := add(tp.file, tp.title, func(w io.Writer) error {
-			return analysis.WriteSeriesPlot(w, tp.title, tp.yLabel, tp.series)
+			return report.WriteSeriesPlot(w, tp.title, tp.yLabel, tp.series)
 		})
 		if err != nil {
 			return nil, err
@@ -170,7 +171,7 @@ type reportView struct {
 	Deployment     []reportField
 	Notes          []string
 	Spec           *reportSpec
-	Rows           []analysis.ComparisonRow
+	Rows           []report.ComparisonRow
 	Plots          []reportImage
 	HasPrediction  bool
 	NoTimelineNote bool
@@ -198,7 +199,7 @@ func newReportView(out *Outcome, plots []reportPlot) reportView {
 		NoData: out.Comparison.NoData, RunNotes: out.RunState.Notes,
 		Checked:  out.Comparison.Checked(),
 		Requests: out.Predicted.Requests.Total, LeftOut: out.LeftOut,
-		Rows:          analysis.ComparisonRows(&out.Comparison),
+		Rows:          report.ComparisonRows(&out.Comparison),
 		HasPrediction: out.Prediction != nil,
 	}
 	if out.TimeScale != 1 && out.TimeScale != 0 {

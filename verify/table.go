@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 // Verdict is nil when the comparison passed, else the error of a failed
@@ -47,7 +48,7 @@ func WriteTable(w io.Writer, out *Outcome) error {
 		fmt.Fprintf(w, "  - %s\n", n)
 	}
 	fmt.Fprintln(w)
-	if err := analysis.WriteComparison(w, &out.Comparison); err != nil {
+	if err := report.WriteComparison(w, &out.Comparison); err != nil {
 		return err
 	}
 	if err := writeTurns(w, out.Turns); err != nil {

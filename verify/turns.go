@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/report"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -71,7 +72,7 @@ func writeTurns(w io.Writer, turns []TurnComparison) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nsessions, turn by turn (TTFT from each turn's sending; not checked):")
-	t := analysis.NewLabeledTable(w, 1, "turn", "requests", "prompt tokens (mean)", "of which history",
+	t := report.NewLabeledTable(w, 1, "turn", "requests", "prompt tokens (mean)", "of which history",
 		"TTFT p50 predicted (ms)", "measured", "TTFT p99 predicted (ms)", "measured")
 	for _, c := range turns {
 		if err := t.Append([]string{fmt.Sprint(c.Turn), fmt.Sprint(c.Requests), fmt.Sprintf("%.0f", c.PromptTokens), fmt.Sprintf("%.0f", c.HistoryTokens),

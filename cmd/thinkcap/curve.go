@@ -5,8 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/logstats"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 type curveOptions struct {
@@ -47,14 +48,14 @@ func runCurve(cmd *cobra.Command, path string, o *curveOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	rep, err := analysis.ReadCurve(path)
+	rep, err := logstats.ReadCurve(path)
 	if err != nil {
 		return inputerr.New(err)
 	}
 	if o.plotPath != "" {
-		if err := writeFile(o.plotPath, func(w *bufio.Writer) error { return analysis.WriteCurvePlot(w, &rep) }); err != nil {
+		if err := writeFile(o.plotPath, func(w *bufio.Writer) error { return report.WriteCurvePlot(w, &rep) }); err != nil {
 			return err
 		}
 	}
-	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteCurveTable)
+	return writeOutput(cmd.OutOrStdout(), o.output, &rep, report.WriteCurveTable)
 }

@@ -17,15 +17,18 @@ const module = "github.com/thinkcap/thinkcap/"
 var allowedImports = map[string][]string{
 	"profiles":        {},
 	"workload":        {"profiles", "internal/jsonscan", "internal/splitmix"},
-	"analysis":        {"workload", "profiles", "internal/inputerr", "internal/histogram"}, // profiles: fit writes a traffic profile
+	"analysis":        {"workload", "internal/inputerr", "internal/histogram"},
+	"logstats":        {"analysis", "workload", "profiles", "report/numfmt", "internal/inputerr"}, // profiles: fit writes a traffic profile
+	"report":          {"analysis", "logstats", "report/numfmt"},
+	"report/numfmt":   {},
 	"sim":             {"workload", "profiles", "analysis", "internal/histogram", "internal/splitmix"},
-	"scenario":        {"sim", "workload", "profiles", "analysis"},
+	"scenario":        {"sim", "workload", "profiles", "analysis", "report"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
-	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "internal/inputerr"},
-	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "loadgen", "internal/inputerr"},
-	"loadtest":        {"loadgen", "analysis", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr"},
+	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "logstats", "report", "internal/inputerr"},
+	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr"},
+	"loadtest":        {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
 	// histogram is a leaf: the log-linear latency histograms.
@@ -42,11 +45,16 @@ var allowedImports = map[string][]string{
 	"internal/vllmargs": {},
 }
 
-// forbiddenStd keeps I/O-heavy standard packages out of the simulator.
+// forbiddenStd keeps I/O out of the packages that compute: the simulator
+// and the statistics never touch the network, the statistics and the report
+// never open a file (the report writes to the io.Writer it is given).
 var forbiddenStd = map[string][]string{
-	"sim":      {"net/http", "net"},
-	"scenario": {"net/http", "net"},
-	"analysis": {"net/http"},
+	"sim":           {"net/http", "net"},
+	"scenario":      {"net/http", "net"},
+	"analysis":      {"net/http", "net", "os"},
+	"logstats":      {"net/http", "net"},
+	"report":        {"net/http", "net", "os"},
+	"report/numfmt": {"net/http", "net", "os"},
 }
 
 func TestDependencyRule(t *testing.T) {

@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/logstats"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 type driftOptions struct {
@@ -39,9 +40,9 @@ regression would.`,
 	}
 	fs := cmd.Flags()
 	o.log.register(fs)
-	fs.Float64Var(&o.thresholdPct, "threshold", 100*analysis.DefaultDriftThreshold, "alert when mean thinking tokens rise by more than this many percent")
-	fs.IntVar(&o.minCount, "min-count", analysis.DefaultDriftMinCount, "fewest records a class needs in each log to alert")
-	fs.Float64Var(&o.accuracyTolPts, "accuracy-tolerance", 100*analysis.DefaultDriftAccuracyTolerance, "accuracy rise, in percentage points, that still counts as flat")
+	fs.Float64Var(&o.thresholdPct, "threshold", 100*logstats.DefaultDriftThreshold, "alert when mean thinking tokens rise by more than this many percent")
+	fs.IntVar(&o.minCount, "min-count", logstats.DefaultDriftMinCount, "fewest records a class needs in each log to alert")
+	fs.Float64Var(&o.accuracyTolPts, "accuracy-tolerance", 100*logstats.DefaultDriftAccuracyTolerance, "accuracy rise, in percentage points, that still counts as flat")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	return cmd
 }
@@ -50,19 +51,19 @@ func runDrift(cmd *cobra.Command, basePath, newPath string, o *driftOptions) err
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	opts, err := analysis.NewDriftOptions(o.thresholdPct, o.minCount, o.accuracyTolPts)
+	opts, err := logstats.NewDriftOptions(o.thresholdPct, o.minCount, o.accuracyTolPts)
 	if err != nil {
 		return inputerr.New(err)
 	}
-	base, next := analysis.NewDriftLog(), analysis.NewDriftLog()
+	base, next := logstats.NewDriftLog(), logstats.NewDriftLog()
 	if err := o.log.each(basePath, cmd.ErrOrStderr(), base.Add); err != nil {
 		return err
 	}
 	if err := o.log.each(newPath, cmd.ErrOrStderr(), next.Add); err != nil {
 		return err
 	}
-	rep := analysis.CompareDrift(base, next, opts)
-	if err := writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteDriftTable); err != nil {
+	rep := logstats.CompareDrift(base, next, opts)
+	if err := writeOutput(cmd.OutOrStdout(), o.output, &rep, report.WriteDriftTable); err != nil {
 		return err
 	}
 	return rep.Verdict()

@@ -6,14 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/logstats"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 type fitOptions struct {
 	log    logFlags
 	output string
-	fit    analysis.ProfileFit // --name, --spike-min-mass, --report
+	fit    logstats.ProfileFit // --name, --spike-min-mass, --report
 }
 
 func newFitCmd() *cobra.Command {
@@ -45,7 +46,7 @@ Without -o the YAML goes to stdout and the report to stderr.`,
 	o.log.register(fs)
 	fs.StringVarP(&o.output, "output", "o", "", "write the profile YAML to this file (default: stdout, with the report on stderr)")
 	fs.StringVar(&o.fit.Name, "name", "", "traffic profile name (default: the log's file name without extensions)")
-	fs.Float64Var(&o.fit.SpikeMinMass, "spike-min-mass", analysis.DefaultSpikeMinMass,
+	fs.Float64Var(&o.fit.SpikeMinMass, "spike-min-mass", logstats.DefaultSpikeMinMass,
 		"share of the requests at the maximum or at 0 that makes a spike (1 turns spikes off)")
 	fs.StringVar(&o.fit.Report, "report", "table", "fit report: table or json")
 	return cmd
@@ -55,7 +56,7 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	if err := o.fit.Validate(); err != nil {
 		return inputerr.New(err)
 	}
-	var fitter analysis.TrafficFitter
+	var fitter logstats.TrafficFitter
 	if err := o.log.each(path, cmd.ErrOrStderr(), fitter.Add); err != nil {
 		return err
 	}
@@ -74,5 +75,5 @@ func runFit(cmd *cobra.Command, path string, o *fitOptions) error {
 	} else if _, err := yamlOut.Write(data); err != nil {
 		return err
 	}
-	return writeOutput(reportOut, o.fit.Report, &rep, analysis.WriteFitTable)
+	return writeOutput(reportOut, o.fit.Report, &rep, report.WriteFitTable)
 }

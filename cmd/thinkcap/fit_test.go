@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -70,7 +71,7 @@ func TestFitGolden(t *testing.T) {
 	}
 	// The JSON carries full-precision floats, which need not agree to the
 	// last digit across platforms: check its structure, not its bytes.
-	var rep analysis.FitReport
+	var rep logstats.FitReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

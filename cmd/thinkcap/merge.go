@@ -9,6 +9,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/loadtest"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -40,7 +41,7 @@ verify and calibrate take the merged directory as any other run.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "thinkcap: merged %d shards into %s\n", len(args), out.Dir)
-			return writeOutput(cmd.OutOrStdout(), output, out.Summary, func(w io.Writer, s analysis.Summary) error { return analysis.WriteTable(w, &s) })
+			return writeOutput(cmd.OutOrStdout(), output, out.Summary, func(w io.Writer, s analysis.Summary) error { return report.WriteTable(w, &s) })
 		},
 	}
 	fs := cmd.Flags()

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
+	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/size"
 )
 
@@ -81,7 +81,7 @@ func runPlan(cmd *cobra.Command, o *planOptions) error {
 	if err != nil {
 		return err
 	}
-	curves, err := analysis.ReadCurve(o.eval)
+	curves, err := logstats.ReadCurve(o.eval)
 	if err != nil {
 		return inputerr.New(err)
 	}

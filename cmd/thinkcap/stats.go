@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/logstats"
+	"github.com/thinkcap/thinkcap/report"
 )
 
 type statsOptions struct {
@@ -38,8 +39,8 @@ records are summarised as requests and the others counted by status.`,
 	}
 	fs := cmd.Flags()
 	o.log.register(fs)
-	fs.Float64Var(&o.tpotS, "tpot", analysis.DefaultTPOTS, "seconds per output token for the capacity view")
-	fs.IntVar(&o.concurrency, "concurrency", analysis.DefaultConcurrency, "requests decoding at once for the capacity view")
+	fs.Float64Var(&o.tpotS, "tpot", logstats.DefaultTPOTS, "seconds per output token for the capacity view")
+	fs.IntVar(&o.concurrency, "concurrency", logstats.DefaultConcurrency, "requests decoding at once for the capacity view")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	return cmd
 }
@@ -48,14 +49,14 @@ func runStats(cmd *cobra.Command, path string, o *statsOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	opts, err := analysis.NewStatsOptions(o.tpotS, o.concurrency)
+	opts, err := logstats.NewStatsOptions(o.tpotS, o.concurrency)
 	if err != nil {
 		return inputerr.New(err)
 	}
-	acc := analysis.NewStatsAccumulator(opts)
+	acc := logstats.NewStatsAccumulator(opts)
 	if err := acc.AddLog(path, o.log.options(), cmd.ErrOrStderr()); err != nil {
 		return inputerr.New(err)
 	}
 	rep := acc.Result()
-	return writeOutput(cmd.OutOrStdout(), o.output, &rep, analysis.WriteStatsTable)
+	return writeOutput(cmd.OutOrStdout(), o.output, &rep, report.WriteStatsTable)
 }
