@@ -1,12 +1,11 @@
 package scenario
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"math"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -41,19 +40,24 @@ type Options struct {
 	StartDraws func(draws int) (progress func(done, total int), end func())
 }
 
-// Validate checks every option before any work, so that a bad flag is
-// named at once: every problem of the deployment, traffic and what-ifs.
+// Validate checks every option before any work, so that every bad flag is
+// named at once: its own, and every problem of the deployment, traffic,
+// what-ifs and routing.
 func (o *Options) Validate() error {
+	var problems inputerr.List
 	if !(o.TimelineIntervalS > 0) || math.IsInf(o.TimelineIntervalS, 1) {
-		return fmt.Errorf("--timeline-interval must be a positive number of seconds, got %g", o.TimelineIntervalS)
+		problems.Fieldf("TimelineIntervalS", "must be a positive number of seconds, got %g", o.TimelineIntervalS)
 	}
 	if o.Seeds < 0 || o.Seeds > 1000 {
-		return fmt.Errorf("--seeds must be 0 (automatic) or from 1 to 1000 draws of the traffic, got %d", o.Seeds)
+		problems.Fieldf("Seeds", "must be 0 (automatic) or from 1 to 1000 draws of the traffic, got %d", o.Seeds)
 	}
 	if !(o.Confidence >= 0.5 && o.Confidence <= 0.98) {
-		return fmt.Errorf("--confidence must be from 0.5 to 0.98 (the model error's quantiles reach 1%% and 99%%), got %g", o.Confidence)
+		problems.Fieldf("Confidence", "must be from 0.5 to 0.98 (the model error's quantiles reach 1%% and 99%%), got %g", o.Confidence)
 	}
-	return errors.Join(o.Deployment.Validate(), o.Traffic.Validate(), o.WhatIf.Validate(), o.Route.Validate())
+	for _, err := range []error{o.Deployment.Validate(), o.Traffic.Validate(), o.WhatIf.Validate(), o.Route.Validate()} {
+		problems.Add(err)
+	}
+	return problems.Err()
 }
 
 // Simulation is what Simulate produced: the pools' reports and merged

@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	"report":          {"analysis", "logstats", "report/numfmt"},
 	"report/numfmt":   {},
 	"sim":             {"workload", "profiles", "analysis", "internal/histogram", "internal/splitmix"},
-	"scenario":        {"sim", "workload", "profiles", "analysis", "report"},
+	"scenario":        {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},

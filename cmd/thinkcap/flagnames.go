@@ -44,6 +44,7 @@ var flagNames = map[string]string{
 	"StepModel":         "--step-model",
 	"TP":                "--tp",
 	"TimeScale":         "--time-scale",
+	"TimelineIntervalS": "--timeline-interval",
 	"Tolerances":        "--tolerance",
 	"Traffic":           "--traffic",
 }
