@@ -1,41 +1,45 @@
 package logstats
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 // NewStatsOptions are `thinkcap stats`' options from its flags (--tpot,
-// --concurrency), checked; the first problem is named by its flag.
+// --concurrency), checked; every problem is reported, named by its field.
 func NewStatsOptions(tpotS float64, concurrency int) (StatsOptions, error) {
+	var problems inputerr.List
 	if !(tpotS > 0) || math.IsInf(tpotS, 0) {
-		return StatsOptions{}, fmt.Errorf("--tpot must be a positive number of seconds, got %g", tpotS)
+		problems.Fieldf("TPOTS", "must be a positive number of seconds, got %g", tpotS)
 	}
 	if concurrency < 1 {
-		return StatsOptions{}, fmt.Errorf("--concurrency must be at least 1, got %d", concurrency)
+		problems.Fieldf("Concurrency", "must be at least 1, got %d", concurrency)
+	}
+	if err := problems.Err(); err != nil {
+		return StatsOptions{}, err
 	}
 	return StatsOptions{TPOTS: tpotS, Concurrency: concurrency}, nil
 }
 
 // NewDriftOptions are `thinkcap drift`'s options from its flags, given in
 // percent (--threshold) and points (--accuracy-tolerance); every problem
-// is reported, named by its flag.
+// is reported, named by its field.
 func NewDriftOptions(thresholdPct float64, minCount int, accuracyTolPts float64) (DriftOptions, error) {
-	var errs []error
+	var problems inputerr.List
 	if !(thresholdPct >= 0) || math.IsInf(thresholdPct, 0) {
-		errs = append(errs, fmt.Errorf("--threshold must be a non-negative percentage, got %g", thresholdPct))
+		problems.Fieldf("Threshold", "must be a non-negative percentage, got %g", thresholdPct)
 	}
 	if minCount < 0 {
-		errs = append(errs, fmt.Errorf("--min-count must not be negative, got %d", minCount))
+		problems.Fieldf("MinCount", "must not be negative, got %d", minCount)
 	}
 	if !(accuracyTolPts >= 0 && accuracyTolPts <= 100) {
-		errs = append(errs, fmt.Errorf("--accuracy-tolerance must be between 0 and 100 points, got %g", accuracyTolPts))
+		problems.Fieldf("AccuracyTolerance", "must be between 0 and 100 points, got %g", accuracyTolPts)
 	}
 	opts := DriftOptions{Threshold: thresholdPct / 100, MinCount: minCount, AccuracyTolerance: accuracyTolPts / 100}
-	return opts, errors.Join(errs...)
+	return opts, problems.Err()
 }
 
 // Verdict is nil without alerts, else the error of a failed check (a

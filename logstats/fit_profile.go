@@ -20,18 +20,19 @@ type ProfileFit struct {
 	Report       string  // --report: the fit report's format, table or json
 }
 
-// Validate checks the options, the first problem named by its flag.
+// Validate reports every problem of the options, each named by its field.
 func (p *ProfileFit) Validate() error {
+	var problems inputerr.List
 	if p.Report != "table" && p.Report != "json" {
-		return fmt.Errorf("--report: unknown format %q (valid: table, json)", p.Report)
+		problems.Field("Report", fmt.Errorf("unknown format %q (valid: table, json)", p.Report))
 	}
 	if !(p.SpikeMinMass > 0 && p.SpikeMinMass <= 1) {
-		return fmt.Errorf("--spike-min-mass must be a fraction in (0, 1], got %g", p.SpikeMinMass)
+		problems.Fieldf("SpikeMinMass", "must be a fraction in (0, 1], got %g", p.SpikeMinMass)
 	}
 	if strings.ContainsFunc(p.Name, invalidNameRune) {
-		return fmt.Errorf("--name %q: profile names hold no spaces, commas or control characters", p.Name)
+		problems.Fieldf("Name", "%q: profile names hold no spaces, commas or control characters", p.Name)
 	}
-	return nil
+	return problems.Err()
 }
 
 // Profile fits the requests f holds, read from the log at path, and

@@ -1,8 +1,10 @@
 package logstats
 
 import (
-	"strings"
+	"slices"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 func TestFitNames(t *testing.T) {
@@ -15,22 +17,24 @@ func TestFitNames(t *testing.T) {
 	}
 }
 
-// TestProfileFitValidate: each bad option is refused naming its flag.
+// TestProfileFitValidate: each bad option is refused naming its field
+// (the command shows its flag), every one at once.
 func TestProfileFitValidate(t *testing.T) {
 	for _, tt := range []struct {
 		p    ProfileFit
-		want string
+		want []string
 	}{
-		{ProfileFit{SpikeMinMass: 0.02, Report: "yaml"}, "--report"},
-		{ProfileFit{SpikeMinMass: 0, Report: "table"}, "--spike-min-mass"},
-		{ProfileFit{SpikeMinMass: 1.5, Report: "json"}, "--spike-min-mass"},
-		{ProfileFit{SpikeMinMass: 0.02, Name: "my profile", Report: "table"}, "--name"},
-		{ProfileFit{SpikeMinMass: 0.02, Name: "a,b", Report: "table"}, "--name"},
-		{ProfileFit{SpikeMinMass: 1, Name: "prod", Report: "json"}, ""},
+		{ProfileFit{SpikeMinMass: 0.02, Report: "yaml"}, []string{"Report"}},
+		{ProfileFit{SpikeMinMass: 0, Report: "table"}, []string{"SpikeMinMass"}},
+		{ProfileFit{SpikeMinMass: 1.5, Report: "json"}, []string{"SpikeMinMass"}},
+		{ProfileFit{SpikeMinMass: 0.02, Name: "my profile", Report: "table"}, []string{"Name"}},
+		{ProfileFit{SpikeMinMass: 0.02, Name: "a,b", Report: "table"}, []string{"Name"}},
+		{ProfileFit{SpikeMinMass: 0, Name: "a b", Report: "xml"}, []string{"Report", "SpikeMinMass", "Name"}},
+		{ProfileFit{SpikeMinMass: 1, Name: "prod", Report: "json"}, nil},
 	} {
 		err := tt.p.Validate()
-		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
-			t.Errorf("%+v: %v, want an error naming %q", tt.p, err, tt.want)
+		if got := inputerr.Fields(err); (tt.want == nil) != (err == nil) || !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: %v (fields %v), want an error naming %q", tt.p, err, got, tt.want)
 		}
 	}
 }
