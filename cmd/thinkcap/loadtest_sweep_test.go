@@ -76,29 +76,9 @@ func TestLoadtestSweepStopsAtSaturation(t *testing.T) {
 	}
 }
 
-// TestLoadtestAutoSweep: --sweep N runs a synchronous point, a throughput
-// point (every request at once), then N rates between their request rates.
-func TestLoadtestAutoSweep(t *testing.T) {
-	srv, _ := vllmtest.Slow(t, time.Millisecond)
-	out := filepath.Join(t.TempDir(), "auto")
-	_, errOut, code := thinkcap(t, "loadtest", "--url", srv.URL, "--model", "slow-model", "--requests", "6",
-		"--prompt-tokens", "8", "--think-tokens", "4", "--answer-tokens", "4", "--sweep", "2", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	s := readSweep(t, out)
-	if len(s.Rows) != 4 || s.Rows[0].Point.Concurrency != 1 || s.Rows[1].Point.Concurrency != 6 {
-		t.Fatalf("points %+v", s.Rows)
-	}
-	lo, hi := s.Rows[0].Measured.Throughput.RequestsPerS, s.Rows[1].Measured.Throughput.RequestsPerS
-	r1, r2 := s.Rows[2].Point.Rate, s.Rows[3].Point.Rate
-	if !(lo < r1 && r1 < r2 && r2 < hi) {
-		t.Errorf("rates %g, %g not evenly inside (%g, %g)", r1, r2, lo, hi)
-	}
-}
-
-// TestLoadtestSweepRefusals: what a sweep cannot do is refused before any
-// load.
+// TestLoadtestSweepRefusals: the sweep's flags that contradict each other
+// are refused before any load (what a sweep refuses of a run's options is
+// loadtest's TestSweepRefusals).
 func TestLoadtestSweepRefusals(t *testing.T) {
 	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	for _, c := range []struct {
@@ -107,8 +87,6 @@ func TestLoadtestSweepRefusals(t *testing.T) {
 	}{
 		{[]string{"--rate", "1,2", "--concurrency", "1,2"}, "varies one of them"},
 		{[]string{"--sweep", "2", "--rate", "1,2"}, "not both"},
-		{[]string{"--rate", "1,2", "-o", "json"}, "one run"},
-		{[]string{"--rate", "1,2", "--threshold", "ttft_p99<1s"}, "judge or record one run"},
 		{[]string{"--rate", "1,-2"}, "rate"},
 		{[]string{"--sweep", "-1"}, "--sweep -1"},
 	} {
