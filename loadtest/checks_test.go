@@ -172,9 +172,9 @@ func TestThresholds(t *testing.T) {
 		code int
 		want []string // in stdout + stderr
 	}{
-		{name: "met", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<1h,failure_rate<1%", "throughput_requests>0"} },
+		{name: "met", opts: func(o *Options) { o.Thresholds = thresholds(t, "ttft_p99<1h,failure_rate<1%", "throughput_requests>0") },
 			code: exitOK, want: []string{"ttft_p99<1h", "pass"}},
-		{name: "crossed", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<1ns"} }, code: exitCheckFailed,
+		{name: "crossed", opts: func(o *Options) { o.Thresholds = thresholds(t, "ttft_p99<1ns") }, code: exitCheckFailed,
 			want: []string{"1 of 1 thresholds crossed: ttft_p99<1ns"}},
 		{name: "failure rate", chat: func(k int64) int {
 			if k%3 == 0 {
@@ -185,8 +185,8 @@ func TestThresholds(t *testing.T) {
 			want: []string{"failure_rate<=0.1", "33.33%", "thresholds crossed"}},
 		{name: "nothing succeeded, no threshold", chat: func(int64) int { return http.StatusServiceUnavailable },
 			code: exitCheckFailed, want: []string{"no request succeeded (6 http_error"}},
-		{name: "bad threshold", opts: func(o *Options) { o.Thresholds = []string{"ttft_p99<2"} }, code: exitBadInput,
-			want: []string{"--threshold: ", "a latency needs a unit"}},
+		{name: "failure rate not a fraction", opts: func(o *Options) { o.MaxFailureRate = new(1.5) }, code: exitBadInput,
+			want: []string{"want a fraction in [0, 1]"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := (&checkServer{models: []string{"m"}, chat: c.chat}).start(t)

@@ -39,9 +39,8 @@ func (r *run) finish(ctx context.Context, outcome *loadgen.Outcome) (*Outcome, e
 	if len(o.Percentiles) > 0 {
 		addDistributions(&s, outcome, r.gaps, o.Percentiles)
 	}
-	if o.Goodput != "" {
-		slos, _ := analysis.ParseGoodput(o.Goodput) // checked before the load
-		s.Goodput = analysis.ComputeGoodput(outcome.Results, slos, s.DurationS)
+	if o.Goodput != nil {
+		s.Goodput = analysis.ComputeGoodput(outcome.Results, o.Goodput, s.DurationS)
 	}
 	if err := writeSummary(r.rd, &s); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -55,6 +56,26 @@ func traffic(t *testing.T, o workload.TrafficOptions, seed uint64) []workload.Re
 func synthetic(t *testing.T, n int, rate float64, prompt, think, answer string) []workload.Request {
 	t.Helper()
 	return traffic(t, workload.TrafficOptions{Requests: n, RatePerS: rate, Prompt: prompt, Think: think, Answer: answer}, 0)
+}
+
+// thresholds are the parsed --threshold specs.
+func thresholds(t *testing.T, specs ...string) []analysis.Threshold {
+	t.Helper()
+	ts, err := analysis.ParseThresholds(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// goodput is the parsed --goodput spec.
+func goodput(t *testing.T, spec string) []analysis.GoodputSLO {
+	t.Helper()
+	slos, err := analysis.ParseGoodput(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slos
 }
 
 // load runs the load test and writes its outcome as the command does: it

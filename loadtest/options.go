@@ -6,18 +6,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// Options is everything one load test needs. The comments name the
-// `thinkcap loadtest` flag each field comes from; Validate's errors name
-// them too.
+// Options is everything one load test needs, each value parsed. The
+// comments name the `thinkcap loadtest` flag each field comes from;
+// Validate's errors name the field (inputerr), which the command maps to
+// its flag.
 type Options struct {
 	// The server.
 	URL      string // --url
@@ -71,19 +74,19 @@ type Options struct {
 	Stdout, Stderr io.Writer
 
 	// The checks before and after the load.
-	NoPreflight            bool     // --no-preflight
-	MaxConsecutiveFailures int      // --max-consecutive-failures
-	MaxFailureRate         *float64 // --max-failure-rate (nil: not given)
-	Thresholds             []string // --threshold
+	NoPreflight            bool                 // --no-preflight
+	MaxConsecutiveFailures int                  // --max-consecutive-failures
+	MaxFailureRate         *float64             // --max-failure-rate (nil: not given)
+	Thresholds             []analysis.Threshold // --threshold (analysis.ParseThresholds)
 	// Goodput is --goodput: per-request SLOs (analysis.ParseGoodput); the
-	// summary counts the requests that met them all.
-	Goodput string
+	// summary counts the requests that met them all. nil: none.
+	Goodput []analysis.GoodputSLO
 	// SaveResult is --save-result: a file to write the run to as `vllm
 	// bench serve --save-result` does (saveresult.go), with Metadata
-	// (--metadata KEY=VALUE) and the latency Percentiles (--percentiles;
-	// default vLLM's 99).
+	// (--metadata KEY=VALUE, ParseMetadata) and the latency Percentiles
+	// (--percentiles; default vLLM's 99).
 	SaveResult  string
-	Metadata    []string
+	Metadata    [][2]string
 	Percentiles []float64
 	// Headers (--header) go with every request; their values are secrets,
 	// kept out of every file. ExtraBody (--extra-body) is merged into every
@@ -140,92 +143,123 @@ type Warmup struct {
 func ParseWarmup(s string) (Warmup, error) {
 	n, d, err := loadgen.ParseWarmup(s)
 	if err != nil {
-		return Warmup{}, fmt.Errorf("--warmup: %w", err)
+		return Warmup{}, inputerr.Field("Warmup", err)
 	}
 	return Warmup{Spec: s, Requests: n, For: d}, nil
 }
 
-// Validate checks the options before any traffic is read; each error
-// names its flag. (--threshold, --max-failure-rate and
-// --max-consecutive-failures are checked by Run, once the traffic is.)
+// Validate checks the options before any traffic is read and reports
+// every problem at once, each an inputerr.Error naming its field (the
+// command names the flag).
 func (o *Options) Validate() error {
-	switch {
-	case o.URL == "":
-		return fmt.Errorf("--url is required (the vLLM server, e.g. http://127.0.0.1:8000)")
-	case o.Model == "" && o.NoPreflight:
-		return fmt.Errorf("--model is required with --no-preflight (without it, the server's only model is used)")
-	case o.Endpoint != "chat" && o.Endpoint != "completions":
-		return fmt.Errorf("--endpoint %q: valid endpoints are chat, completions", o.Endpoint)
-	case o.ForceLength != "auto" && o.ForceLength != "on" && o.ForceLength != "off":
-		return fmt.Errorf("--force-length %q: valid values are auto, on, off", o.ForceLength)
-	case !(o.SaveText >= 0 && o.SaveText <= 1):
-		return fmt.Errorf("--save-text must be a fraction in [0, 1], got %g", o.SaveText)
-	case o.MaxInFlight < 0:
-		return fmt.Errorf("--max-in-flight must be at least 0 (0: no cap), got %d", o.MaxInFlight)
-	case o.Duration < 0 || o.Duration == 0 && o.DurationGiven:
-		return fmt.Errorf("--duration must be positive (leave it out for no limit), got %v", o.Duration)
-	case o.ScrapeInterval < 0:
-		return fmt.Errorf("--scrape-interval must be at least 0 (0: never), got %v", o.ScrapeInterval)
-	case o.ProgressInterval < 0:
-		return fmt.Errorf("--progress-interval must be at least 0 (0: never), got %v", o.ProgressInterval)
-	case o.HeaderTimeout <= 0:
-		return fmt.Errorf("--header-timeout must be positive, got %v", o.HeaderTimeout)
-	case o.RequestTimeout <= 0:
-		return fmt.Errorf("--request-timeout must be positive, got %v", o.RequestTimeout)
-	case o.StallTimeout < 0:
-		return fmt.Errorf("--stall-timeout must be at least 0 (0: no limit), got %v", o.StallTimeout)
-	case o.MaxRate < 0 || o.MaxRate > 0 && o.Concurrency > 0:
-		return fmt.Errorf("--max-rate caps an open loop's sending rate: a positive rate, without --concurrency")
-	case o.Route != "":
-		return fmt.Errorf("--route splits traffic between simulated pools; a load test drives one endpoint")
-	case o.Predict != nil && o.JSON:
-		return fmt.Errorf("--predict prints tables; for JSON run thinkcap verify RUN_DIR -o json after the load test")
+	var errs inputerr.List
+	if o.URL == "" {
+		errs.Fieldf("URL", "is required (the vLLM server, e.g. http://127.0.0.1:8000)")
 	}
-	return nil
+	if o.Model == "" && o.NoPreflight {
+		errs.Fieldf("Model", "is required with %s (without it, the server's only model is used)", inputerr.Name("NoPreflight"))
+	}
+	if o.Endpoint != "chat" && o.Endpoint != "completions" {
+		errs.Fieldf("Endpoint", "%q: valid endpoints are chat, completions", o.Endpoint)
+	}
+	if o.ForceLength != "auto" && o.ForceLength != "on" && o.ForceLength != "off" {
+		errs.Fieldf("ForceLength", "%q: valid values are auto, on, off", o.ForceLength)
+	}
+	if !(o.SaveText >= 0 && o.SaveText <= 1) {
+		errs.Fieldf("SaveText", "must be a fraction in [0, 1], got %g", o.SaveText)
+	}
+	if o.MaxInFlight < 0 {
+		errs.Fieldf("MaxInFlight", "must be at least 0 (0: no cap), got %d", o.MaxInFlight)
+	}
+	if o.Duration < 0 || o.Duration == 0 && o.DurationGiven {
+		errs.Fieldf("Duration", "must be positive (leave it out for no limit), got %v", o.Duration)
+	}
+	o.validateTimes(&errs)
+	if o.MaxRate < 0 || o.MaxRate > 0 && o.Concurrency > 0 {
+		errs.Fieldf("MaxRate", "caps an open loop's sending rate: a positive rate, without %s", inputerr.Name("Concurrency"))
+	}
+	if o.Route != "" {
+		errs.Fieldf("Route", "splits traffic between simulated pools; a load test drives one endpoint")
+	}
+	switch o.Engine {
+	case "", "auto", loadgen.EngineVLLM, loadgen.EngineSGLang:
+	default:
+		errs.Fieldf("Engine", "%q: want auto, vllm or sglang", o.Engine)
+	}
+	if o.ScrapeAllShards && o.Shard == nil {
+		errs.Fieldf("ScrapeAllShards", "only matters with %s", inputerr.Name("Shard"))
+	}
+	if o.Predict != nil && o.JSON {
+		errs.Fieldf("Predict", "prints tables; for JSON run thinkcap verify RUN_DIR -o json after the load test")
+	}
+	o.validateChecks(&errs)
+	return errs.Err()
 }
 
-// checks parses --threshold and --max-failure-rate, and checks
-// --max-consecutive-failures: bad input before anything is sent.
-func (o *Options) checks() ([]analysis.Threshold, error) {
-	if o.MaxConsecutiveFailures < 0 {
-		return nil, fmt.Errorf("--max-consecutive-failures must be at least 0 (0: never abort), got %d", o.MaxConsecutiveFailures)
-	}
-	ts, err := analysis.ParseThresholds(o.Thresholds)
-	if err != nil {
-		return nil, fmt.Errorf("--threshold: %w", err)
-	}
-	if o.Goodput != "" {
-		if _, err := analysis.ParseGoodput(o.Goodput); err != nil {
-			return nil, fmt.Errorf("--goodput: %w", err)
+// validateTimes checks the intervals and timeouts.
+func (o *Options) validateTimes(errs *inputerr.List) {
+	for _, d := range []struct {
+		field    string
+		value    time.Duration
+		positive bool
+		zero     string // what 0 means when allowed
+	}{
+		{"ScrapeInterval", o.ScrapeInterval, false, "never"},
+		{"ProgressInterval", o.ProgressInterval, false, "never"},
+		{"HeaderTimeout", o.HeaderTimeout, true, ""},
+		{"RequestTimeout", o.RequestTimeout, true, ""},
+		{"StallTimeout", o.StallTimeout, false, "no limit"},
+	} {
+		switch {
+		case d.positive && d.value <= 0:
+			errs.Fieldf(d.field, "must be positive, got %v", d.value)
+		case d.value < 0:
+			errs.Fieldf(d.field, "must be at least 0 (0: %s), got %v", d.zero, d.value)
 		}
 	}
-	if _, err := ParseMetadata(o.Metadata); err != nil {
-		return nil, err
+}
+
+// validateChecks checks the options that judge and record the run: the
+// breaker, the thresholds against the goodput SLOs, the percentiles and
+// the files' directories.
+func (o *Options) validateChecks(errs *inputerr.List) {
+	if o.MaxConsecutiveFailures < 0 {
+		errs.Fieldf("MaxConsecutiveFailures", "must be at least 0 (0: never abort), got %d", o.MaxConsecutiveFailures)
+	}
+	for _, t := range o.Thresholds {
+		if (t.Metric == analysis.MetricGoodputFraction || t.Metric == analysis.MetricGoodputRequests) && o.Goodput == nil {
+			errs.Fieldf("Thresholds", "%s: goodput is counted against %s's SLOs; give them (e.g. %s ttft=2s,tpot=50ms)",
+				t.Text, inputerr.Name("Goodput"), inputerr.Name("Goodput"))
+		}
+	}
+	if o.MaxFailureRate != nil {
+		if _, err := analysis.MaxFailureRate(*o.MaxFailureRate); err != nil {
+			errs.Add(err)
+		}
 	}
 	for _, p := range o.Percentiles {
 		if !(p > 0 && p <= 100) {
-			return nil, fmt.Errorf("--percentiles: %g is not a percentile in (0, 100]", p)
+			errs.Field("Percentiles", fmt.Errorf("%g is not a percentile in (0, 100]", p))
 		}
 	}
-	for _, f := range []struct{ flag, path string }{{"--save-result", o.SaveResult}, {"--report", o.Report}} {
+	for _, f := range []struct{ field, path string }{{"SaveResult", o.SaveResult}, {"Report", o.Report}} {
 		if f.path == "" {
 			continue
 		}
 		if st, err := os.Stat(filepath.Dir(f.path)); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("%s %s: its directory does not exist", f.flag, f.path)
+			errs.Fieldf(f.field, "%s: its directory does not exist", f.path)
 		}
 	}
-	for _, t := range ts {
-		if (t.Metric == analysis.MetricGoodputFraction || t.Metric == analysis.MetricGoodputRequests) && o.Goodput == "" {
-			return nil, fmt.Errorf("--threshold %s: goodput is counted against --goodput's SLOs; give them (e.g. --goodput ttft=2s,tpot=50ms)", t.Text)
-		}
-	}
+}
+
+// checks are the thresholds the run is judged by: --threshold's and
+// --max-failure-rate's (Validate has checked both).
+func (o *Options) checks() []analysis.Threshold {
+	ts := slices.Clone(o.Thresholds)
 	if o.MaxFailureRate != nil {
-		t, err := analysis.MaxFailureRate(*o.MaxFailureRate)
-		if err != nil {
-			return nil, err
+		if t, err := analysis.MaxFailureRate(*o.MaxFailureRate); err == nil {
+			ts = append(ts, t)
 		}
-		ts = append(ts, t)
 	}
-	return ts, nil
+	return ts
 }

@@ -2,13 +2,16 @@ package loadtest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -71,7 +74,7 @@ func TestRampUp(t *testing.T) {
 	}
 	o = testOptions(srv.URL, filepath.Join(t.TempDir(), "x"), traffic(t, workload.TrafficOptions{Requests: 2, Concurrency: 2}, 0))
 	o.Model, o.MaxRate, o.Concurrency = "slow-model", 5, 2
-	if _, errOut, code := load(t, o); code != exitBadInput || !strings.Contains(errOut, "without --concurrency") {
-		t.Errorf("MaxRate with a closed loop: exit %d, want %d: %s", code, exitBadInput, errOut)
+	if _, err := Run(context.Background(), o); !slices.Contains(inputerr.Fields(err), "MaxRate") || !strings.Contains(err.Error(), "without Concurrency") {
+		t.Errorf("MaxRate with a closed loop: %v, want bad input naming MaxRate", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestReport(t *testing.T) {
 	} {
 		report := filepath.Join(tmp, "report-"+c.scrape.String()+".html")
 		o := testOptions(srv.URL, filepath.Join(tmp, "run-"+c.scrape.String()), synthetic(t, 8, 40, "8", "4", "4"))
-		o.Model, o.ScrapeInterval, o.Report, o.Thresholds = "slow-model", c.scrape, report, []string{"ttft_p99<1h"}
+		o.Model, o.ScrapeInterval, o.Report, o.Thresholds = "slow-model", c.scrape, report, thresholds(t, "ttft_p99<1h")
 		_, errOut, code := load(t, o)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)

@@ -100,10 +100,7 @@ func prepare(ctx context.Context, o *Options) (*run, error) {
 	}
 	o.applyShard()
 	o.applyRamp()
-	checks, err := o.checks()
-	if err != nil {
-		return nil, inputerr.New(err)
-	}
+	checks := o.checks()
 	// One HTTP client for the preflight, the warm-up and the run: the
 	// connections it opens first are the ones the load uses.
 	httpClient, err := loadgen.NewHTTPClient(o.CACert)

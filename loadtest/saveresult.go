@@ -49,7 +49,7 @@ func ParseMetadata(items []string) ([][2]string, error) {
 		k, v, ok := strings.Cut(item, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--metadata %q: want KEY=VALUE", item)
+			return nil, inputerr.Fieldf("Metadata", "%q: want KEY=VALUE", item)
 		}
 		out = append(out, [2]string{k, strings.TrimSpace(v)})
 	}
@@ -109,10 +109,7 @@ func (o *orderedJSON) MarshalJSON() ([]byte, error) {
 
 // vllmResult builds the result object of a finished run.
 func vllmResult(o *Options, out *loadgen.Outcome, gaps *loadgen.GapHistogram, s *analysis.Summary, now time.Time) (*orderedJSON, error) {
-	meta, err := ParseMetadata(o.Metadata)
-	if err != nil {
-		return nil, err
-	}
+	meta := o.Metadata
 	backend := "openai-chat"
 	if o.Endpoint == "completions" {
 		backend = "openai"

@@ -6,13 +6,25 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
+
+// metadata are the parsed --metadata items.
+func metadata(t *testing.T, items ...string) [][2]string {
+	t.Helper()
+	m, err := ParseMetadata(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // orderedKeys are a JSON object's keys in file order.
 func orderedKeys(t *testing.T, b []byte) ([]string, map[string]any) {
@@ -56,7 +68,7 @@ func TestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	tmp := t.TempDir()
 	path := filepath.Join(tmp, "result.json")
 	o := testOptions(srv.URL, filepath.Join(tmp, "run"), synthetic(t, 8, 40, "8", "4", "6"))
-	o.Model, o.ScrapeInterval, o.SaveResult, o.Metadata = "slow-model", time.Second, path, []string{"gpu=H100", "note = a b=c"}
+	o.Model, o.ScrapeInterval, o.SaveResult, o.Metadata = "slow-model", time.Second, path, metadata(t, "gpu=H100", "note = a b=c")
 	_, errOut, code := load(t, o)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -112,7 +124,7 @@ func TestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	// Percentiles and goodput; a closed loop's rate is "inf".
 	o = testOptions(srv.URL, filepath.Join(tmp, "run2"), traffic(t, workload.TrafficOptions{Requests: 4, Concurrency: 2, Prompt: "8", Think: "4", Answer: "6"}, 0))
 	o.Model, o.Concurrency, o.ScrapeInterval = "slow-model", 2, time.Second
-	o.SaveResult, o.Percentiles, o.Goodput = path, []float64{50, 99.9}, "tpot=1s"
+	o.SaveResult, o.Percentiles, o.Goodput = path, []float64{50, 99.9}, goodput(t, "tpot=1s")
 	_, errOut, code = load(t, o)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -151,13 +163,15 @@ func TestSaveResultReadsLikeVLLMBench(t *testing.T) {
 		t.Errorf("closed loop: rate %v, max_concurrency %v, goodput %v of %v", vals["request_rate"], vals["max_concurrency"], vals["request_goodput"], vals["request_throughput"])
 	}
 
+	if _, err := ParseMetadata([]string{"novalue"}); !slices.Contains(inputerr.Fields(err), "Metadata") || !strings.Contains(err.Error(), `"novalue": want KEY=VALUE`) {
+		t.Errorf("metadata novalue: %v", err)
+	}
 	for _, c := range []struct {
 		name string
 		bad  func(*Options)
 		want string
 	}{
-		{"metadata novalue", func(o *Options) { o.Metadata = []string{"novalue"} }, "--metadata \"novalue\": want KEY=VALUE"},
-		{"percentile 0", func(o *Options) { o.Percentiles = []float64{0} }, "--percentiles: 0"},
+		{"percentile 0", func(o *Options) { o.Percentiles = []float64{0} }, "Percentiles: 0 is not a percentile"},
 		{"save-result nowhere", func(o *Options) { o.SaveResult = filepath.Join(tmp, "nowhere", "r.json") }, "its directory does not exist"},
 	} {
 		o := testOptions(srv.URL, filepath.Join(tmp, "bad"), synthetic(t, 1, 10, "8", "1", "1"))

@@ -73,7 +73,7 @@ func TestSweepRefusals(t *testing.T) {
 		want string
 	}{
 		{"json", func(o *Options) { o.JSON = true }, "one run"},
-		{"threshold", func(o *Options) { o.Thresholds = []string{"ttft_p99<1s"} }, "judge or record one run"},
+		{"threshold", func(o *Options) { o.Thresholds = thresholds(t, "ttft_p99<1s") }, "judge or record one run"},
 	} {
 		so := sweepOptions(t, "http://127.0.0.1:1", filepath.Join(t.TempDir(), "x"), 2)
 		so.Points = []SweepPoint{{Rate: 1}, {Rate: 2}}

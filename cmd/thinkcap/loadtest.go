@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/loadtest"
@@ -195,88 +196,81 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	return loadtestError(err)
 }
 
-// options turns the flags into the load test's options, checked in this
-// order: --warmup, the traffic, what-if and --predict flags, the rest.
+// options turns the flags into the load test's options: the values parsed
+// here, every problem of the flags reported at once, then the options
+// checked by loadtest.Options.Validate.
 func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
-	warmup, err := loadtest.ParseWarmup(o.warmup)
-	if err != nil {
-		return loadtest.Options{}, inputerr.New(err)
-	}
-	if err := errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate(), o.dataset.validate(&o.traffic)); err != nil {
-		return loadtest.Options{}, inputerr.New(err)
-	}
-	headers, err := loadgen.ParseHeaders(o.headers, os.Getenv)
-	if err != nil {
-		return loadtest.Options{}, inputerr.New(err)
-	}
-	extraBody, err := loadgen.ParseExtraBody(o.extraBody)
-	if err != nil {
-		return loadtest.Options{}, inputerr.New(err)
-	}
-	history, err := workload.ParseHistory(o.whatIf.history)
-	if err != nil {
-		return loadtest.Options{}, inputerr.New(err)
-	}
+	var errs inputerr.List
+	errs.Add(errors.Join(o.traffic.validate(), o.whatIf.validate(), o.predict.validate(), o.dataset.validate(&o.traffic), o.k8s.validate(fs)))
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
 		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, StallTimeout: o.stallTimeout, NoReasoningParser: o.noParser,
-		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight,
-		Duration: o.duration, DurationGiven: fs.Changed("duration"), Warmup: warmup,
+		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight, MaxRate: o.maxRate,
+		Duration: o.duration, DurationGiven: fs.Changed("duration"),
 		ForceLength: o.forceLength, SaveText: o.saveText, Seed: o.seed,
-		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route, History: history,
+		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route,
 		Out: o.out, Force: o.force, ScrapeInterval: o.scrapeInterval, ProgressInterval: o.progressEvery,
 		JSON: o.output == "json", Args: os.Args,
-		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures, Thresholds: o.thresholds, Goodput: o.goodput,
-		SaveResult: o.saveResult, Metadata: o.metadata, Percentiles: o.percentiles,
-		Headers: headers, ExtraBody: extraBody, Report: o.report,
+		NoPreflight: o.noPreflight, MaxConsecutiveFailures: o.maxConsecutiveFailures,
+		SaveResult: o.saveResult, Percentiles: o.percentiles, Report: o.report,
+		Engine: o.engine, ScrapeAllShards: o.scrapeAllShards,
 		Predict: o.predict.options(o.profilesPath),
 	}
-	if o.rampUp != "" {
-		r, err := workload.ParseRamp(o.rampUp)
-		if err != nil {
-			return opts, inputerr.New(err)
-		}
-		opts.RampUp = &r
-	}
-	opts.MaxRate = o.maxRate
-	if err := o.k8s.validate(fs); err != nil {
-		return opts, inputerr.New(err)
-	}
-	if o.shard != "" {
-		sh, err := loadgen.ParseShard(o.shard)
-		if err != nil {
-			return opts, inputerr.New(err)
-		}
-		opts.Shard = &sh
-	} else if o.scrapeAllShards {
-		return opts, inputerr.New(fmt.Errorf("--scrape-all-shards only matters with --shard"))
-	}
-	if o.startAt != "" {
-		t, err := time.Parse(time.RFC3339, o.startAt)
-		if err != nil {
-			return opts, inputerr.New(fmt.Errorf("--start-at %q: want an RFC 3339 time, e.g. 2026-12-02T10:00:00Z", o.startAt))
-		}
-		opts.StartAt = t
-	}
-	opts.ScrapeAllShards = o.scrapeAllShards
-	switch o.engine {
-	case "auto", loadgen.EngineVLLM, loadgen.EngineSGLang:
-		opts.Engine = o.engine
-	default:
-		return opts, inputerr.New(fmt.Errorf("--engine %q: want auto, vllm or sglang", o.engine))
-	}
+	o.parse(fs, &opts, &errs)
 	if o.dataset.name != "" {
 		// Filled by requests(), for every sweep point alike.
 		o.dataset.texts = map[string]string{}
 		opts.PromptTexts = o.dataset.texts
 	}
+	if err := errs.Err(); err != nil {
+		return opts, err
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	return opts, checkOutput(o.output)
+}
+
+// parse fills the options the flags give as text: each value parsed, each
+// problem added to errs.
+func (o *loadtestOptions) parse(fs *pflag.FlagSet, opts *loadtest.Options, errs *inputerr.List) {
+	var err error
+	opts.Warmup, err = loadtest.ParseWarmup(o.warmup)
+	errs.Add(err)
+	opts.Headers, err = loadgen.ParseHeaders(o.headers, os.Getenv)
+	errs.Add(err)
+	opts.ExtraBody, err = loadgen.ParseExtraBody(o.extraBody)
+	errs.Add(err)
+	opts.History, err = workload.ParseHistory(o.whatIf.history)
+	errs.Add(err)
+	opts.Thresholds, err = analysis.ParseThresholds(o.thresholds)
+	errs.Field("Thresholds", err)
+	opts.Metadata, err = loadtest.ParseMetadata(o.metadata)
+	errs.Add(err)
+	if o.goodput != "" {
+		opts.Goodput, err = analysis.ParseGoodput(o.goodput)
+		errs.Field("Goodput", err)
+	}
+	if o.rampUp != "" {
+		r, err := workload.ParseRamp(o.rampUp)
+		errs.Add(err)
+		opts.RampUp = &r
+	}
+	if o.shard != "" {
+		sh, err := loadgen.ParseShard(o.shard)
+		errs.Add(err)
+		opts.Shard = &sh
+	}
+	if o.startAt != "" {
+		t, err := time.Parse(time.RFC3339, o.startAt)
+		if err != nil {
+			errs.Fieldf("StartAt", "%q: want an RFC 3339 time, e.g. 2026-12-02T10:00:00Z", o.startAt)
+		}
+		opts.StartAt = t
+	}
 	if fs.Changed("max-failure-rate") {
 		opts.MaxFailureRate = &o.maxFailureRate
 	}
-	if err := opts.Validate(); err != nil {
-		return opts, inputerr.New(err)
-	}
-	return opts, checkOutput(o.output)
 }
 
 // requests reads or generates the traffic, each request with an ID, and
