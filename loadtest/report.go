@@ -2,9 +2,7 @@ package loadtest
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
-	"html/template"
 	"io"
 	"os"
 	"time"
@@ -21,20 +19,13 @@ import (
 // and waiting, output throughput over time, preemptions), embedded so that
 // the file can be mailed or attached to a ticket on its own.
 
-// loadReport is what the template shows.
+// loadReport is what the page shows.
 type loadReport struct {
-	Dir, URL, Model, Date, State string
-	Summary                      string // the terminal tables
-	Thresholds                   []analysis.ThresholdResult
-	Plots                        []reportImage
-	NoTimeline                   bool
-}
-
-type reportImage struct {
-	Title string
-	// Src is the src attribute with the PNG as a data URI: safe, built
-	// here from base64, which needs no escaping.
-	Src template.HTMLAttr
+	report.Page
+	URL, Model, Date, State string
+	Summary                 string // the terminal tables
+	Thresholds              []analysis.ThresholdResult
+	NoTimeline              bool
 }
 
 // writeLoadReport writes the run's report to path.
@@ -44,7 +35,7 @@ func writeLoadReport(path string, r *run, s *analysis.Summary, out *loadgen.Outc
 		return err
 	}
 	v := loadReport{
-		Dir: r.dir, URL: r.o.URL, Model: r.o.Model, Date: r.meta.Start.Format(time.RFC3339), State: state,
+		Page: report.Page{Title: "thinkcap load test: " + r.dir}, URL: r.o.URL, Model: r.o.Model, Date: r.meta.Start.Format(time.RFC3339), State: state,
 		Summary: tables.String(), Thresholds: analysis.CheckThresholds(s, r.checks),
 	}
 	plots, err := loadPlots(out, samples)
@@ -52,8 +43,7 @@ func writeLoadReport(path string, r *run, s *analysis.Summary, out *loadgen.Outc
 		return fmt.Errorf("--report: %w", err)
 	}
 	for _, p := range plots {
-		src := `src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(p.png) + `"`
-		v.Plots = append(v.Plots, reportImage{Title: p.title, Src: template.HTMLAttr(src)})
+		v.Plots = append(v.Plots, report.PNGImage(p.title, p.png))
 	}
 	v.NoTimeline = len(samples) == 0
 	var page bytes.Buffer
@@ -152,31 +142,15 @@ func tokensPerSecond(out *loadgen.Outcome) report.Series {
 	return s
 }
 
-// The template has its style inline and references nothing outside the
-// file: a report must render the same offline and years later.
-var loadReportTemplate = template.Must(template.New("loadreport").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>thinkcap load test: {{.Dir}}</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.4; }
-h1 { font-size: 1.5rem; word-break: break-all; }
-h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
-pre { font-size: .8rem; overflow-x: auto; }
+// loadReportTemplate is the run's page: what was run, the thresholds and
+// the summary tables, before the plots.
+var loadReportTemplate = report.NewPageTemplate("loadreport", `pre { font-size: .8rem; overflow-x: auto; }
 .note { color: #555; }
 table { border-collapse: collapse; }
 th, td { padding: .25rem .7rem; border-bottom: 1px solid #eee; text-align: left; }
 td.fail { color: #a11b12; font-weight: bold; }
 td.pass { color: #1e6b34; }
-figure { margin: 1.5rem 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-</style>
-</head>
-<body>
-<h1>thinkcap load test: {{.Dir}}</h1>
-<p>{{.Model}} at {{.URL}}, started {{.Date}}; the run is {{.State}}.</p>
+`, `<p>{{.Model}} at {{.URL}}, started {{.Date}}; the run is {{.State}}.</p>
 {{if .Thresholds}}<h2>Thresholds</h2>
 <table>
 <thead><tr><th>threshold</th><th>result</th></tr></thead>
@@ -188,7 +162,4 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 <pre>{{.Summary}}</pre>
 <h2>Plots</h2>
 {{if .NoTimeline}}<p class="note">The server's /metrics were not scraped: KV usage, running, waiting and preemption plots are left out.</p>
-{{end}}{{range .Plots}}<figure><img {{.Src}} alt="{{.Title}}"></figure>
-{{end}}</body>
-</html>
-`))
+{{end}}`)

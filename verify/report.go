@@ -2,10 +2,8 @@ package verify
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"os"
 	"path/filepath"
@@ -157,7 +155,7 @@ func WriteReport(w io.Writer, out *Outcome) error {
 
 // reportView is what the template shows, every number already formatted.
 type reportView struct {
-	Run            string
+	report.Page
 	Pass           bool
 	NoDataVerdict  bool
 	Reason         string
@@ -172,7 +170,6 @@ type reportView struct {
 	Notes          []string
 	Spec           *reportSpec
 	Rows           []report.ComparisonRow
-	Plots          []reportImage
 	HasPrediction  bool
 	NoTimelineNote bool
 }
@@ -184,17 +181,9 @@ type reportSpec struct {
 	Replayed          bool
 }
 
-type reportImage struct {
-	Title string
-	// Src is the src attribute with the PNG as a data URI, built here from
-	// base64 (which needs no escaping): marked safe because html/template
-	// rejects data: URLs, and would bloat every "+" to "&#43;" as a URL.
-	Src template.HTMLAttr
-}
-
 func newReportView(out *Outcome, plots []reportPlot) reportView {
 	v := reportView{
-		Run: out.Run, Pass: out.Comparison.Pass, Failed: out.Comparison.Failed,
+		Page: report.Page{Title: "thinkcap verify: " + out.Run}, Pass: out.Comparison.Pass, Failed: out.Comparison.Failed,
 		NoDataVerdict: out.Comparison.Verdict == analysis.VerdictNoData, Reason: out.Comparison.Reason,
 		NoData: out.Comparison.NoData, RunNotes: out.RunState.Notes,
 		Checked:  out.Comparison.Checked(),
@@ -229,8 +218,7 @@ func newReportView(out *Outcome, plots []reportPlot) reportView {
 		}
 	}
 	for _, p := range plots {
-		src := `src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(p.PNG) + `"`
-		v.Plots = append(v.Plots, reportImage{Title: p.Title, Src: template.HTMLAttr(src)})
+		v.Plots = append(v.Plots, report.PNGImage(p.Title, p.PNG))
 	}
 	if p := out.Prediction; p != nil && len(p.PredictedTimeline) == 0 && len(p.MeasuredTimeline) == 0 {
 		v.NoTimelineNote = true
@@ -238,19 +226,9 @@ func newReportView(out *Outcome, plots []reportPlot) reportView {
 	return v
 }
 
-// reportTemplate has its style inline and references nothing outside the
-// file: a report must render the same offline and years later.
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>thinkcap verify: {{.Run}}</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.4; }
-h1 { font-size: 1.5rem; word-break: break-all; }
-h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
-.verdict { font-size: 1.3rem; font-weight: bold; padding: .8rem 1rem; border-radius: .3rem; }
+// reportTemplate is the verify page: the verdict, the prediction's
+// deployment and the comparison, before the plots.
+var reportTemplate = report.NewPageTemplate("report", `.verdict { font-size: 1.3rem; font-weight: bold; padding: .8rem 1rem; border-radius: .3rem; }
 .verdict.pass { background: #e6f4ea; color: #1e6b34; border: 1px solid #a8d5b5; }
 .verdict.fail { background: #fdecea; color: #a11b12; border: 1px solid #f3b2ab; }
 .verdict.nodata { background: #fff4e5; color: #8a4b00; border: 1px solid #f5c98b; }
@@ -266,13 +244,7 @@ th { text-align: left; background: #f5f5f5; }
 td.num { text-align: right; }
 tr.fail td { background: #fdecea; color: #a11b12; font-weight: bold; }
 td.pass { color: #1e6b34; }
-figure { margin: 1.5rem 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-</style>
-</head>
-<body>
-<h1>thinkcap verify: {{.Run}}</h1>
-{{range .RunNotes}}<p class="run-note">Note: {{.}}</p>
+`, `{{range .RunNotes}}<p class="run-note">Note: {{.}}</p>
 {{end}}{{if .NoDataVerdict}}<p class="verdict nodata">Verdict: no data: {{.Reason}}</p>
 {{else if .Pass}}<p class="verdict pass">Verdict: pass ({{.Checked}} checks{{if .NoData}}, {{len .NoData}} without data: {{range $i, $n := .NoData}}{{if $i}}, {{end}}<code>{{$n}}</code>{{end}}{{end}})</p>
 {{else}}<p class="verdict fail">Verdict: FAIL ({{len .Failed}} of {{.Checked}} checks): {{range $i, $n := .Failed}}{{if $i}}, {{end}}<code>{{$n}}</code>{{end}}</p>
@@ -304,7 +276,4 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 {{if not .HasPrediction}}<p class="note">No per-request results: nothing to plot.</p>
 {{end}}{{if .NoTimelineNote}}<p class="note">No server timeline on either side: KV usage, running, waiting and preemption plots are left out.</p>
 {{end}}{{if .Plots}}<p class="note">Predicted in orange, dashed; measured in blue, solid.</p>
-{{end}}{{range .Plots}}<figure><img {{.Src}} alt="{{.Title}}"></figure>
-{{end}}</body>
-</html>
-`))
+{{end}}`)
