@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/outfile"
 	"github.com/thinkcap/thinkcap/loadgen"
 )
 
@@ -102,20 +101,7 @@ func writeSummary(rd *loadgen.RunDir, s *analysis.Summary) error {
 
 // writeJSONFile writes v to path as indented JSON.
 func writeJSONFile(path string, v any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return inputerr.New(err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := writeJSON(bw, v); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return outfile.Write(path, func(w *bufio.Writer) error { return writeJSON(w, v) })
 }
 
 // writeJSON writes v as indented JSON, as every -o json does.

@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -10,26 +9,13 @@ import (
 	"path/filepath"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/report"
 )
 
 // writeSweepFiles writes sweep.json and the capacity curves into the
 // sweep's directory.
 func writeSweepFiles(out *SweepOutcome) error {
-	f, err := os.Create(filepath.Join(out.Dir, "sweep.json"))
-	if err != nil {
-		return inputerr.New(err)
-	}
-	bw := bufio.NewWriter(f)
-	err = writeJSON(bw, out)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeJSONFile(filepath.Join(out.Dir, "sweep.json"), out); err != nil {
 		return err
 	}
 	return writeSweepPlots(out)

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/outfile"
 )
 
 // Options are verify's checks and files.
@@ -62,18 +62,5 @@ func (o *Options) WriteFiles(out *Outcome) error {
 // writeReportFile writes WriteReport's HTML to path; a path that cannot be
 // created is bad input.
 func writeReportFile(path string, out *Outcome) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return inputerr.New(err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := WriteReport(bw, out); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return outfile.Write(path, func(w *bufio.Writer) error { return WriteReport(w, out) })
 }

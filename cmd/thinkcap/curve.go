@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/outfile"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/report"
 )
@@ -53,7 +54,7 @@ func runCurve(cmd *cobra.Command, path string, o *curveOptions) error {
 		return inputerr.New(err)
 	}
 	if o.plotPath != "" {
-		if err := writeFile(o.plotPath, func(w *bufio.Writer) error { return report.WriteCurvePlot(w, &rep) }); err != nil {
+		if err := outfile.Write(o.plotPath, func(w *bufio.Writer) error { return report.WriteCurvePlot(w, &rep) }); err != nil {
 			return err
 		}
 	}

@@ -27,14 +27,16 @@ var allowedImports = map[string][]string{
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
 	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "logstats", "report", "internal/inputerr"},
-	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr"},
-	"loadtest":        {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr"},
+	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
+	"loadtest":        {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
 	// histogram is a leaf: the log-linear latency histograms.
 	"internal/histogram": {},
 	// jsonscan is a leaf: the JSON scanner of the log reader and the chunk decoder.
 	"internal/jsonscan": {},
+	// outfile writes a file the user named; its create errors are the user's input.
+	"internal/outfile": {"internal/inputerr"},
 	// progress is a leaf: the terminal bar and plain progress lines.
 	"internal/progress": {},
 	// inputerr is a leaf: the one error type of the user's input.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
@@ -31,22 +29,4 @@ func writeOutput[T any](w io.Writer, format string, v T, table func(io.Writer, T
 		return writeJSON(w, v)
 	}
 	return table(w, v)
-}
-
-// writeFile creates path and writes it through a buffer.
-func writeFile(path string, write func(*bufio.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return inputerr.New(err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

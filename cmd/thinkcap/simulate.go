@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/outfile"
 	"github.com/thinkcap/thinkcap/internal/progress"
 	"github.com/thinkcap/thinkcap/scenario"
 	"github.com/thinkcap/thinkcap/sim"
@@ -113,7 +114,7 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the fidelity scoreboard (docs/fidelity.md)\n", why)
 	}
 	if o.timelinePath != "" {
-		if err := writeFile(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, run.Timeline) }); err != nil {
+		if err := outfile.Write(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, run.Timeline) }); err != nil {
 			return err
 		}
 	}
