@@ -28,8 +28,11 @@ const (
 )
 
 // chatBody is the part of vLLM's ChatCompletionRequest the emulator reads
-// (vllm/entrypoints/openai/chat_completion/protocol.py). Pointers tell
-// "unset" from zero.
+// (vllm/entrypoints/openai/chat_completion/protocol.py). It is not
+// vllmapi.ChatRequest, which is what thinkcap sends: a server reads what
+// any client sends, so pointers tell "unset" from zero and content, prompt
+// and stop stay raw (a string, a list or null). The parts both sides
+// spell alike are vllmapi's.
 type chatBody struct {
 	Model               string                     `json:"model"`
 	Messages            []chatMessageIn            `json:"messages"`
@@ -41,7 +44,7 @@ type chatBody struct {
 	N                   *int                       `json:"n"`
 	ChatTemplateKwargs  vllmapi.ChatTemplateKwargs `json:"chat_template_kwargs"`
 	ReasoningEffort     string                     `json:"reasoning_effort"`
-	extrasBody
+	vllmapi.SamplingExtras
 }
 
 // chatMessageIn is a message whose content is a string, a list of parts
@@ -61,18 +64,7 @@ type completionBody struct {
 	StreamOptions *vllmapi.StreamOptions `json:"stream_options"`
 	Stop          json.RawMessage        `json:"stop"`
 	N             *int                   `json:"n"`
-	extrasBody
-}
-
-// extrasBody are vLLM's sampling extras (vllmapi.SamplingExtras) with
-// pointers where unset differs from zero.
-type extrasBody struct {
-	MinTokens           int            `json:"min_tokens"`
-	IgnoreEOS           bool           `json:"ignore_eos"`
-	ThinkingTokenBudget *int           `json:"thinking_token_budget"`
-	RequestID           string         `json:"request_id"`
-	Priority            int            `json:"priority"`
-	VLLMXArgs           map[string]any `json:"vllm_xargs"`
+	vllmapi.SamplingExtras
 }
 
 // parsed is a validated request, ready to become a job.
@@ -186,7 +178,7 @@ func (s *Server) parseChat(r *http.Request) (*parsed, *apiError) {
 	if p.effort == "none" {
 		p.effort = ""
 	}
-	return p, s.parseCommon(p, b.Stream, b.StreamOptions, b.N, &b.extrasBody)
+	return p, s.parseCommon(p, b.Stream, b.StreamOptions, b.N, &b.SamplingExtras)
 }
 
 // parseCompletion validates a completions body.
@@ -206,12 +198,12 @@ func (s *Server) parseCompletion(r *http.Request) (*parsed, *apiError) {
 			return nil, badRequest("max_tokens must be at least 1, got %d.", p.maxTokens)
 		}
 	}
-	return p, s.parseCommon(p, b.Stream, b.StreamOptions, b.N, &b.extrasBody)
+	return p, s.parseCommon(p, b.Stream, b.StreamOptions, b.N, &b.SamplingExtras)
 }
 
 // parseCommon checks what both routes share, in vLLM's order: the model,
 // the sampling parameters, then the context length.
-func (s *Server) parseCommon(p *parsed, stream bool, opts *vllmapi.StreamOptions, n *int, x *extrasBody) *apiError {
+func (s *Server) parseCommon(p *parsed, stream bool, opts *vllmapi.StreamOptions, n *int, x *vllmapi.SamplingExtras) *apiError {
 	// Any served name may be used, an absent one means the first; another
 	// is a 404 (vllm/entrypoints/openai/serving_engine.py _check_model,
 	// serving_models.py is_base_model).
