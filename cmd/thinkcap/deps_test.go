@@ -3,8 +3,11 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,9 +29,12 @@ var allowedImports = map[string][]string{
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
+	"fidelity":        {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
 	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "logstats", "report", "internal/inputerr"},
 	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
 	"loadtest":        {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
+	// logstatstest holds records the tests of logstats and report share.
+	"logstats/logstatstest": {"workload"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
 	// histogram is a leaf: the log-linear latency histograms.
@@ -43,6 +49,10 @@ var allowedImports = map[string][]string{
 	"internal/inputerr": {},
 	// splitmix is a leaf: the SplitMix64 generator.
 	"internal/splitmix": {},
+	// samplelog is a leaf: the prompt datasets' sample conversations.
+	"internal/samplelog": {},
+	// vllmtest is a leaf: vLLM-like servers for tests.
+	"internal/vllmtest": {},
 	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.
 	"internal/vllmargs": {},
 }
@@ -61,10 +71,21 @@ var forbiddenStd = map[string][]string{
 
 func TestDependencyRule(t *testing.T) {
 	root := filepath.Join("..", "..")
-	for pkg, allowed := range allowedImports {
+	pkgs := modulePackages(t, root)
+	for pkg := range allowedImports {
+		if !slices.Contains(pkgs, pkg) {
+			t.Errorf("allowedImports has %s, which is not a package: drop its entry", pkg)
+		}
+	}
+	for _, pkg := range pkgs {
+		allowed, ok := allowedImports[pkg]
+		if !ok {
+			t.Errorf("package %s has no entry in allowedImports: add one naming the project packages it may import", pkg)
+			continue
+		}
 		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("package %s: no files (%v)", pkg, err)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for _, file := range files {
 			if strings.HasSuffix(file, "_test.go") {
@@ -109,4 +130,42 @@ func TestDependencyRule(t *testing.T) {
 			t.Errorf("package %s is not allowed: name a package by what it holds (docs/architecture.md)", e.Name())
 		}
 	}
+}
+
+// modulePackages lists the module's packages below root, as paths relative
+// to it: every directory holding a Go file that is not a test, but testdata,
+// hidden directories and the commands under cmd/ (which may import
+// everything). So a new package is checked from its first file, and must
+// say in allowedImports what it may import.
+func modulePackages(t *testing.T, root string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || rel == "cmd") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
+			seen[filepath.ToSlash(filepath.Dir(rel))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) == 0 {
+		t.Fatal("no packages found below", root)
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
