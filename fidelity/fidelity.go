@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -23,6 +24,19 @@ type Options struct {
 	// Hold names the coefficients the fit keeps at the GPU profile's value
 	// (calibrate --hold; nil: DefaultHold).
 	Hold []string
+}
+
+// Validate reports every problem of the options, each naming its field.
+func (o *Options) Validate() error {
+	var problems inputerr.List
+	if o.Corpus == "" {
+		problems.Field("Corpus", errors.New("no corpus directory given"))
+	}
+	if o.Workers < 0 {
+		problems.Add(fmt.Errorf("workers must be 0 (GOMAXPROCS) or more, got %d", o.Workers))
+	}
+	problems.Add(CheckHold(o.Hold))
+	return problems.Err()
 }
 
 // Run replays every record of the corpus with the profiles' coefficients
@@ -92,6 +106,9 @@ func Calibrate(o Options) (*Scoreboard, error) {
 }
 
 func (o *Options) corpus() (*corpus, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	recs, err := ReadCorpus(o.Corpus)
 	if err != nil {
 		return nil, inputerr.New(err)
@@ -106,9 +123,6 @@ func (o *Options) corpus() (*corpus, error) {
 	c.hold = o.Hold
 	if c.hold == nil {
 		c.hold = DefaultHold
-	}
-	if err := CheckHold(c.hold); err != nil {
-		return nil, err
 	}
 	if len(c.replayable()) == 0 {
 		return nil, inputerr.Fieldf("Corpus", "%s: none of its %d records can be replayed", o.Corpus, len(recs))
@@ -261,12 +275,14 @@ func paramNames() string {
 	return strings.Join(names, ", ")
 }
 
-// CheckHold checks --hold's coefficient names.
+// CheckHold checks the held coefficients' names, reporting every unknown
+// one.
 func CheckHold(names []string) error {
+	var problems inputerr.List
 	for _, h := range names {
 		if !slices.ContainsFunc(params, func(p param) bool { return p.name == h }) {
-			return inputerr.Field("Hold", fmt.Errorf("unknown coefficient %q (valid: %s)", h, paramNames()))
+			problems.Field("Hold", fmt.Errorf("unknown coefficient %q (valid: %s)", h, paramNames()))
 		}
 	}
-	return nil
+	return problems.Err()
 }

@@ -61,15 +61,7 @@ by make refit when the corpus grows.`,
   thinkcap verify run4 --gpu h100-sxm --step-model h100-qwen3-8b.yaml
   thinkcap calibrate --corpus testdata/measured --out my-fit.yaml
   thinkcap simulate --profiles my-fit.yaml ...`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if o.corpus != "" {
-				if len(args) > 0 {
-					return inputerr.New(fmt.Errorf("--corpus fits the corpus: give no run directories (got %d)", len(args)))
-				}
-				return nil
-			}
-			return cobra.MinimumNArgs(1)(cmd, args)
-		},
+		Args: o.args,
 		RunE: func(cmd *cobra.Command, args []string) error { return runCalibrate(cmd, &o, args) },
 	}
 	fs := cmd.Flags()
@@ -83,15 +75,28 @@ by make refit when the corpus grows.`,
 	return cmd
 }
 
+// args are run directories, or none with --corpus.
+func (o *calibrateOptions) args(cmd *cobra.Command, args []string) error {
+	if o.corpus == "" {
+		return cobra.MinimumNArgs(1)(cmd, args)
+	}
+	if len(args) > 0 {
+		return inputerr.Errorf("--corpus fits the corpus: give no run directories (got %d)", len(args))
+	}
+	return nil
+}
+
 // runCalibrateCorpus fits the corpus (--corpus) and writes the fits.
 func runCalibrateCorpus(cmd *cobra.Command, o *calibrateOptions) error {
-	if err := fidelity.CheckHold(o.hold); err != nil {
-		return err
-	}
+	var problems inputerr.List
+	problems.Add(fidelity.CheckHold(o.hold))
 	for _, f := range []string{"fit", "write-anyway", "step-model"} {
 		if cmd.Flags().Changed(f) {
-			return inputerr.New(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))
+			problems.Add(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))
 		}
+	}
+	if err := problems.Err(); err != nil {
+		return err
 	}
 	out := o.file.Path
 	if !cmd.Flags().Changed("out") {

@@ -35,40 +35,7 @@ not model) are counted with the reason.`,
   thinkcap fidelity --plot fidelity.png -o json > scoreboard.json
   thinkcap calibrate --corpus testdata/measured --out profiles/data/step-fit.yaml   # refit`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.output != "markdown" {
-				if err := checkOutput(o.output); err != nil {
-					return err
-				}
-			}
-			dep := deploymentFlags{profilesPath: o.profiles}
-			cat, err := dep.catalog()
-			if err != nil {
-				return err
-			}
-			bar := progress.New(cmd.ErrOrStderr(), "fidelity").Counting("replays")
-			sb, err := fidelity.Run(fidelity.Options{Corpus: o.corpus, Catalog: cat, Progress: bar.Update})
-			bar.Done()
-			if err != nil {
-				return err
-			}
-			if o.modelError != "" {
-				if err := fidelity.WriteModelError(o.modelError, sb, o.corpus); err != nil {
-					return err
-				}
-			}
-			if o.plot != "" {
-				if err := fidelity.WritePlotFile(o.plot, sb); err != nil {
-					return err
-				}
-			}
-			if o.output == "markdown" {
-				return fidelity.WriteMarkdown(cmd.OutOrStdout(), sb)
-			}
-			return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {
-				return fidelity.WriteTable(w, sb, o.rows)
-			})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFidelity(cmd, &o) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.corpus, "corpus", "testdata/measured", "directory of corpus records (*.jsonl)")
@@ -78,4 +45,41 @@ not model) are counted with the reason.`,
 	fs.BoolVar(&o.rows, "rows", false, "print every point")
 	fs.StringVar(&o.modelError, "model-error", "", "write the cross-validated residuals' quantiles per metric and regime (the intervals' model part) to this YAML file, as profiles/data/model-error.yaml")
 	return cmd
+}
+
+// runFidelity replays the corpus, writes the files asked for and prints
+// the scoreboard.
+func runFidelity(cmd *cobra.Command, o *fidelityOptions) error {
+	if o.output != "markdown" {
+		if err := checkOutput(o.output); err != nil {
+			return err
+		}
+	}
+	dep := deploymentFlags{profilesPath: o.profiles}
+	cat, err := dep.catalog()
+	if err != nil {
+		return err
+	}
+	bar := progress.New(cmd.ErrOrStderr(), "fidelity").Counting("replays")
+	sb, err := fidelity.Run(fidelity.Options{Corpus: o.corpus, Catalog: cat, Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	if o.modelError != "" {
+		if err := fidelity.WriteModelError(o.modelError, sb, o.corpus); err != nil {
+			return err
+		}
+	}
+	if o.plot != "" {
+		if err := fidelity.WritePlotFile(o.plot, sb); err != nil {
+			return err
+		}
+	}
+	if o.output == "markdown" {
+		return fidelity.WriteMarkdown(cmd.OutOrStdout(), sb)
+	}
+	return writeOutput(cmd.OutOrStdout(), o.output, sb, func(w io.Writer, sb *fidelity.Scoreboard) error {
+		return fidelity.WriteTable(w, sb, o.rows)
+	})
 }
