@@ -146,8 +146,8 @@ func TestWhatIfOptionsValidate(t *testing.T) {
 		{"none", WhatIfOptions{BudgetPolicy: PolicyForcedClosure}, nil},
 		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFlags("think-budget")}, []string{"--think-budget must be at least 1 token, got 0"}},
 		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFlags("budget-policy")}, []string{"--budget-policy only matters with --think-budget"}},
-		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Effort: "low=x", Escalate: 2, Given: givenFlags("think-budget", "budget-policy")},
-			[]string{"--escalate must be a fraction in [0, 1], got 2", "--effort", "--budget-policy"}},
+		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Escalate: 2, Given: givenFlags("think-budget", "budget-policy")},
+			[]string{"--escalate must be a fraction in [0, 1], got 2", "--budget-policy"}},
 	} {
 		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
 	}

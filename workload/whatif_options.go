@@ -6,15 +6,16 @@ import (
 )
 
 // WhatIfOptions are the composable what-if transforms as a command's flags
-// give them, before they are parsed into a WhatIf.
+// give them, parsed (ParseEffort, ParseHistory), before they become a
+// WhatIf.
 type WhatIfOptions struct {
-	ThinkBudget  int     // --think-budget; 0: none
-	BudgetPolicy string  // --budget-policy
-	Effort       string  // --effort: ParseEffort's spec; "": none
-	Escalate     float64 // --escalate
+	ThinkBudget  int                     // --think-budget; 0: none
+	BudgetPolicy string                  // --budget-policy
+	Effort       map[string]EffortBudget // --effort's budgets by mode; nil: none
+	Escalate     float64                 // --escalate
 	// History is --history: how a session's later turns carry the earlier
-	// ones (ParseHistory); "" is DefaultHistory.
-	History string
+	// ones; the zero value is DefaultHistory.
+	History History
 	// Given reports whether the user set a flag (by name, without the
 	// dashes); nil: none was.
 	Given func(flag string) bool
@@ -37,16 +38,8 @@ func (o *WhatIfOptions) Validate() error {
 	if !(o.Escalate >= 0 && o.Escalate <= 1) {
 		errs = append(errs, fmt.Errorf("--escalate must be a fraction in [0, 1], got %g", o.Escalate))
 	}
-	w := WhatIf{ThinkBudget: max(o.ThinkBudget, 0), BudgetPolicy: o.BudgetPolicy}
-	if o.Effort != "" {
-		if _, err := ParseEffort(o.Effort); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	w := WhatIf{ThinkBudget: max(o.ThinkBudget, 0), BudgetPolicy: o.BudgetPolicy, Effort: o.Effort}
 	if err := w.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := ParseHistory(o.History); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -58,20 +51,15 @@ func (o *WhatIfOptions) Apply(reqs []Request, seed uint64) ([]Request, []Transfo
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
-	w := WhatIf{ThinkBudget: o.ThinkBudget, BudgetPolicy: o.BudgetPolicy, Escalate: o.Escalate, Seed: seed}
-	if o.Effort != "" {
-		var err error
-		if w.Effort, err = ParseEffort(o.Effort); err != nil {
-			return nil, nil, err
-		}
-	}
+	w := WhatIf{ThinkBudget: o.ThinkBudget, BudgetPolicy: o.BudgetPolicy, Escalate: o.Escalate, Seed: seed, Effort: o.Effort}
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
-	h, err := ParseHistory(o.History)
-	if err != nil {
-		return nil, nil, err
+	h := o.History
+	if h.Policy == "" {
+		h.Policy = DefaultHistory
 	}
+	var err error
 	sessions := HasSessions(reqs)
 	if o.given("history") && !sessions {
 		return nil, nil, errors.New("--history: the traffic has no sessions (no record has a session_id)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -86,8 +87,9 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	opts := o.options(cmd.ErrOrStderr())
-	// Every flag before any work: a bad one is named at once.
-	if err := opts.Validate(); err != nil {
+	// Every flag before any work: the bad ones are named at once.
+	_, unparsed := o.whatIf.parse()
+	if err := errors.Join(unparsed, opts.Validate()); err != nil {
 		return inputerr.New(err)
 	}
 	cat, err := o.dep.catalog()

@@ -39,12 +39,30 @@ func (f *whatIfFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.routeReplicas, "route-replicas", 1, "the route pool's replicas")
 }
 
-// options are the transform flags as workload's what-if options.
+// options are the transform flags as workload's what-if options; what
+// does not parse is left out (validate reports it).
 func (f *whatIfFlags) options() workload.WhatIfOptions {
-	return workload.WhatIfOptions{
-		ThinkBudget: f.thinkBudget, BudgetPolicy: f.policy, Effort: f.effort, Escalate: f.escalate, History: f.history,
+	o, _ := f.parse()
+	return o
+}
+
+// parse reads --effort and --history into workload's what-if options,
+// reporting both when both are bad.
+func (f *whatIfFlags) parse() (workload.WhatIfOptions, error) {
+	o := workload.WhatIfOptions{
+		ThinkBudget: f.thinkBudget, BudgetPolicy: f.policy, Escalate: f.escalate,
 		Given: changed(f.set),
 	}
+	var problems inputerr.List
+	if f.effort != "" {
+		effort, err := workload.ParseEffort(f.effort)
+		problems.Add(err)
+		o.Effort = effort
+	}
+	history, err := workload.ParseHistory(f.history)
+	problems.Add(err)
+	o.History = history
+	return o, problems.Err()
 }
 
 // routeOptions are the --route flags as the simulator's route options.
@@ -58,8 +76,9 @@ func (f *whatIfFlags) routeOptions() scenario.RouteOptions {
 // validate checks the what-if flags before any traffic is read: every
 // problem, as bad input.
 func (f *whatIfFlags) validate() error {
-	w, r := f.options(), f.routeOptions()
-	return inputerr.New(errors.Join(w.Validate(), r.Validate()))
+	w, err := f.parse()
+	r := f.routeOptions()
+	return inputerr.New(errors.Join(err, w.Validate(), r.Validate()))
 }
 
 // apply transforms the requests; errors are bad input.
