@@ -145,3 +145,28 @@ func TestLatencyCountedAgreesWithSummarize(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSLOs: an SLO is met at or under its limit, missed over it, and
+// missed without data (a bound no value shows met is not met).
+func TestCheckSLOs(t *testing.T) {
+	s := &Summary{}
+	s.LatencyS.TTFT = Stat{P99: 1.5}
+	s.LatencyS.TPOT = Stat{P50: 0.05}
+	s.LatencyS.TTFA = Stat{NoData: true}
+	slos, err := ParseSLOs("ttft_p99=2s,tpot_p50=40ms,ttfa_p99=1s,tpot_p50=50ms")
+	if err == nil {
+		t.Fatal("tpot_p50 twice accepted")
+	}
+	slos, _ = ParseSLOs("ttft_p99=2s,tpot_p50=40ms,ttfa_p99=1s")
+	rs := CheckSLOs(s, slos)
+	if !rs[0].Met || rs[1].Met || rs[2].Met || rs[2].ValueS != nil || *rs[0].ValueS != 1.5 {
+		t.Fatalf("%+v", rs)
+	}
+	err = MissedSLOs(rs)
+	if err == nil || err.Error() != "2 of 3 SLOs missed: tpot_p50=40ms, ttfa_p99=1s" {
+		t.Errorf("MissedSLOs: %v", err)
+	}
+	if MissedSLOs(rs[:1]) != nil {
+		t.Error("a met SLO reported missed")
+	}
+}

@@ -77,3 +77,52 @@ func parseSLO(item string) (SLO, string, error) {
 
 // SLONames lists the metrics an SLO may bound.
 func SLONames() []string { return metricNames(isSLOMetric) }
+
+// SLOResult is one SLO checked against a summary: the value the summary
+// gives its metric and whether it is within the limit.
+type SLOResult struct {
+	SLO    string  `json:"slo"`    // as ParseSLOs reads it: ttft_p99=2s
+	Metric string  `json:"metric"` // ttft_p99
+	LimitS float64 `json:"limit_s"`
+	// ValueS is the summary's value; null when it has no data for the
+	// metric (a TTFA of a run without answers), which misses the SLO.
+	ValueS *float64 `json:"value_s"`
+	// IntervalS is the value's interval where the summary has intervals.
+	IntervalS *Range `json:"interval_s,omitempty"`
+	Met       bool   `json:"met"`
+}
+
+// CheckSLOs checks every SLO against s. The verdict rests on the point
+// value: an interval says how sure it is, not what it is.
+func CheckSLOs(s *Summary, slos []SLO) []SLOResult {
+	out := make([]SLOResult, 0, len(slos))
+	for _, slo := range slos {
+		r := SLOResult{SLO: slo.String(), Metric: slo.Name(), LimitS: slo.LimitS}
+		if m, err := findMetric(slo.Name(), isSLOMetric); err == nil {
+			v := m.Value(s)
+			r.ValueS, r.Met = finite(v), m.Better.Meets(v, slo.LimitS)
+			if s.Intervals != nil && m.Interval != nil {
+				if iv, ok := m.Interval(s.Intervals); ok {
+					r.IntervalS = &iv
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// MissedSLOs is nil when every SLO was met, and otherwise an error naming
+// those missed.
+func MissedSLOs(rs []SLOResult) error {
+	var missed []string
+	for _, r := range rs {
+		if !r.Met {
+			missed = append(missed, r.SLO)
+		}
+	}
+	if len(missed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d SLOs missed: %s", len(missed), len(rs), strings.Join(missed, ", "))
+}

@@ -38,6 +38,9 @@ type Summary struct {
 	// Goodput counts the user requests that met every per-request SLO
 	// (goodput.go); nil unless SLOs were given.
 	Goodput *Goodput `json:"goodput,omitempty"`
+	// SLOs are the SLOs asked of a simulation (simulate --slo), each with
+	// the value and verdict; absent unless SLOs were given.
+	SLOs []SLOResult `json:"slos,omitempty"`
 	// Errors says what failed (summary_errors.go); nil when nothing did.
 	Errors *ErrorBreakdown `json:"errors,omitempty"`
 	// Scrape counts a load test's /metrics scrapes and failures.

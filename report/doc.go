@@ -1,5 +1,5 @@
 // Package report prints thinkcap's numbers for people: the terminal tables
-// (summary, comparison, thresholds, intervals, and the stats, drift, curve
+// (summary, comparison, thresholds, SLOs, intervals, and the stats, drift, curve
 // and fit reports of the log commands) and the PNG plots. It computes
 // nothing: the numbers come from packages analysis and logstats, and how a
 // number looks is decided in report/numfmt alone.
@@ -11,7 +11,7 @@
 //     [NewLabeledTable] and [NewAlignedTable] for other packages' tables.
 //   - compare_table.go: [WriteComparison] and [ComparisonRows], a
 //     prediction against a measurement; threshold_table.go:
-//     [WriteThresholds].
+//     [WriteThresholds]; slo_table.go: [WriteSLOs], simulate --slo.
 //   - stats_table.go, drift_table.go, curve_table.go and fit_table.go: the
 //     log commands' tables.
 //   - plot.go: [WriteCurvePlot], accuracy against thinking budget;

@@ -38,6 +38,9 @@ type Options struct {
 	Confidence float64
 	// StartDraws, if set, gives the redraws' run its progress.
 	StartDraws func(draws int) (progress func(done, total int), end func())
+	// SLOs, if any, are checked against the whole run's summary
+	// (Summary.SLOs): simulate --slo.
+	SLOs []analysis.SLO
 }
 
 // Validate checks every option before any work, so that every bad flag is
@@ -108,6 +111,9 @@ func Simulate(cat *profiles.Catalog, o Options) (*Simulation, error) {
 	out := &Simulation{PoolsReport: rep, Summary: s}
 	if err := o.intervals(cat, out, cfg, reqs); err != nil {
 		return nil, err
+	}
+	if len(o.SLOs) > 0 {
+		out.Summary.SLOs = analysis.CheckSLOs(&out.Summary, o.SLOs)
 	}
 	for i, p := range pools {
 		// The load the corpus is compared with is one replica's peak.

@@ -9,7 +9,7 @@ import (
 )
 
 // WriteSummaryTable writes a simulation's summary as tables: the whole run,
-// then each pool's.
+// then each pool's, then the SLOs asked of it.
 func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
 	if err := report.WriteTable(w, &s); err != nil {
 		return err
@@ -20,5 +20,9 @@ func WriteSummaryTable(w io.Writer, s analysis.Summary) error {
 			return err
 		}
 	}
-	return nil
+	if len(s.SLOs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return report.WriteSLOs(w, s.SLOs)
 }

@@ -58,6 +58,7 @@ var flagNames = map[string]string{
 	"RequestTimeout":         "--request-timeout",
 	"Route":                  "--route",
 	"SLO":                    "--slo",
+	"SLOs":                   "--slo",
 	"SaveResult":             "--save-result",
 	"SaveText":               "--save-text",
 	"ScrapeAllShards":        "--scrape-all-shards",

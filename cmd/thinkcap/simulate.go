@@ -2,12 +2,12 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/outfile"
 	"github.com/thinkcap/thinkcap/internal/progress"
@@ -27,6 +27,7 @@ type simulateOptions struct {
 	timelineInterval float64
 	seeds            int
 	confidence       float64
+	slo              string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -46,7 +47,8 @@ thinking budget; high: 4,096).`,
 		Example: `  thinkcap simulate
   thinkcap simulate --model qwen3-14b --gpu h100-sxm --requests 5000 --rate 1.5 \
       --prompt-tokens lognormal:p50=800,p99=6000 --think-tokens lognormal:p50=1500,p99=12000,max=30000
-  thinkcap simulate --workload requests.jsonl --kv-cache-dtype fp8 --results results.jsonl -o json`,
+  thinkcap simulate --workload requests.jsonl --kv-cache-dtype fp8 --results results.jsonl -o json
+  thinkcap simulate --rate 2 --slo ttft_p99=2s,tpot_p50=50ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &o) },
 	}
@@ -60,6 +62,7 @@ thinking budget; high: 4,096).`,
 	fs.Float64Var(&o.timelineInterval, "timeline-interval", 1, "simulated seconds between timeline samples")
 	fs.IntVar(&o.seeds, "seeds", 0, fmt.Sprintf("draws of the traffic the intervals' chance part comes from (synthetic traffic regenerated, a log resampled by blocks of time); 0: %d for runs of up to %d requests, 1 beyond", scenario.DefaultSeeds, scenario.AutoSeedsMaxRequests))
 	fs.Float64Var(&o.confidence, "confidence", scenario.DefaultConfidence, "the intervals' confidence, from 0.5 to 0.98: chance over --seeds draws and the step model's measured error on real vLLM runs")
+	fs.StringVar(&o.slo, "slo", "", "SLOs to check the prediction against, e.g. ttft_p99=2s,tpot_p50=50ms (as size takes them: metrics ttft, ttfa, tpot, e2e; stats mean, p50, p90, p99); a missed one exits 1")
 	return cmd
 }
 
@@ -86,11 +89,9 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	opts := o.options(cmd.ErrOrStderr())
-	// Every flag before any work: the bad ones are named at once.
-	_, unparsed := o.whatIf.parse()
-	if err := errors.Join(unparsed, opts.Validate()); err != nil {
-		return inputerr.New(err)
+	opts, err := o.parse(cmd.ErrOrStderr())
+	if err != nil {
+		return err
 	}
 	cat, err := o.dep.catalog()
 	if err != nil {
@@ -120,5 +121,24 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 	}
-	return writeOutput(cmd.OutOrStdout(), o.output, run.Summary, scenario.WriteSummaryTable)
+	if err := writeOutput(cmd.OutOrStdout(), o.output, run.Summary, scenario.WriteSummaryTable); err != nil {
+		return err
+	}
+	return analysis.MissedSLOs(run.Summary.SLOs)
+}
+
+// parse reads --slo into the options and checks every flag before any
+// work, so that each bad one is named at once.
+func (o *simulateOptions) parse(errOut io.Writer) (scenario.Options, error) {
+	opts := o.options(errOut)
+	var problems inputerr.List
+	_, unparsed := o.whatIf.parse()
+	problems.Add(unparsed)
+	if o.slo != "" {
+		slos, err := analysis.ParseSLOs(o.slo)
+		problems.Field("SLOs", err)
+		opts.SLOs = slos
+	}
+	problems.Add(opts.Validate())
+	return opts, problems.Err()
 }
