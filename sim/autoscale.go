@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // Autoscale is an autoscaler in front of the replicas, as the field runs
@@ -40,37 +41,38 @@ const (
 // hpaTolerance is HPA's: no change while metric/target is within 10% of 1.
 const hpaTolerance = 0.1
 
-// Validate reports every problem with the policy.
+// Validate reports every problem with the policy, each naming its field
+// ("Autoscale.Min": the command shows its flag).
 func (a *Autoscale) Validate() error {
-	var errs []error
+	var problems inputerr.List
 	if a.Min < 1 {
-		errs = append(errs, fmt.Errorf("--min-replicas must be at least 1, got %d", a.Min))
+		problems.Fieldf("Autoscale.Min", "must be at least 1, got %d", a.Min)
 	}
 	if a.Max < a.Min {
-		errs = append(errs, fmt.Errorf("--max-replicas %d is below --min-replicas %d", a.Max, a.Min))
+		problems.Fieldf("Autoscale.Max", "%d is below %s %d", a.Max, inputerr.Name("Autoscale.Min"), a.Min)
 	}
 	switch a.Metric {
 	case ScaleOnRunning:
 		if !(a.Target > 0) || math.IsInf(a.Target, 0) {
-			errs = append(errs, fmt.Errorf("--autoscale-target: running requests per replica must be positive, got %g", a.Target))
+			problems.Field("Autoscale.Target", fmt.Errorf("running requests per replica must be positive, got %g", a.Target))
 		}
 	case ScaleOnKV:
 		if !(a.Target > 0 && a.Target <= 1) {
-			errs = append(errs, fmt.Errorf("--autoscale-target: KV usage must be in (0, 1], got %g", a.Target))
+			problems.Field("Autoscale.Target", fmt.Errorf("KV usage must be in (0, 1], got %g", a.Target))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--autoscale-metric %q: want running or kv", a.Metric))
+		problems.Fieldf("Autoscale.Metric", "%q: want running or kv", a.Metric)
 	}
 	for _, d := range []struct {
-		name string
-		v    float64
-		pos  bool
-	}{{"--autoscale-interval", a.IntervalS, true}, {"--scale-up-delay", a.ScaleUpDelayS, false}, {"--cool-down", a.CoolDownS, false}} {
+		field string
+		v     float64
+		pos   bool
+	}{{"Autoscale.IntervalS", a.IntervalS, true}, {"Autoscale.ScaleUpDelayS", a.ScaleUpDelayS, false}, {"Autoscale.CoolDownS", a.CoolDownS, false}} {
 		if math.IsNaN(d.v) || math.IsInf(d.v, 0) || d.v < 0 || d.pos && d.v == 0 {
-			errs = append(errs, fmt.Errorf("%s must be a non-negative duration (positive for the interval), got %gs", d.name, d.v))
+			problems.Fieldf(d.field, "must be a non-negative duration (positive for the interval), got %gs", d.v)
 		}
 	}
-	return errors.Join(errs...)
+	return problems.Err()
 }
 
 // ScalePoint is the fleet from TimeS on: replicas ready (routed to),

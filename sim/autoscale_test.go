@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"strings"
+	"slices"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -97,9 +98,8 @@ func TestAutoscaleValidate(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"--min-replicas", "--max-replicas", "--autoscale-metric", "--autoscale-interval", "--scale-up-delay", "--cool-down"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("no word of %s in %v", want, err)
-		}
+	want := []string{"Autoscale.Min", "Autoscale.Max", "Autoscale.Metric", "Autoscale.IntervalS", "Autoscale.ScaleUpDelayS", "Autoscale.CoolDownS"}
+	if got := inputerr.Fields(err); !slices.Equal(got, want) {
+		t.Errorf("fields %v, want %v: %v", got, want, err)
 	}
 }

@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"logstats":        {"analysis", "workload", "profiles", "report/numfmt", "internal/inputerr"}, // profiles: fit writes a traffic profile
 	"report":          {"analysis", "logstats", "report/numfmt"},
 	"report/numfmt":   {},
-	"sim":             {"workload", "profiles", "analysis", "internal/histogram", "internal/splitmix"},
+	"sim":             {"workload", "profiles", "analysis", "internal/histogram", "internal/splitmix", "internal/inputerr"},
 	"scenario":        {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
