@@ -6,8 +6,11 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -100,6 +103,39 @@ func (p *Plan) Verdict() error {
 		return ErrNoCandidate
 	}
 	return nil
+}
+
+// ParseFloors reads per-category accuracy floors, category=fraction
+// pairs (math=0.8,rag=0.9), reporting every bad pair.
+func ParseFloors(spec string) (map[string]float64, error) {
+	out := map[string]float64{}
+	if spec == "" {
+		return out, nil
+	}
+	var problems inputerr.List
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || !(f >= 0 && f <= 1) || strings.TrimSpace(k) == "" {
+			problems.Fieldf("MinAccuracy", "%q: want category=fraction pairs, e.g. math=0.8", part)
+			continue
+		}
+		out[strings.TrimSpace(k)] = f
+	}
+	return out, problems.Err()
+}
+
+// Validate reports every problem of the options: the search's, and each
+// floor outside [0, 1].
+func (o PlanOptions) Validate() error {
+	var problems inputerr.List
+	problems.Add(o.Options.Validate())
+	for _, cat := range slices.Sorted(maps.Keys(o.MinAccuracy)) {
+		if f := o.MinAccuracy[cat]; !(f >= 0 && f <= 1) {
+			problems.Fieldf("MinAccuracy", "%s=%g: a floor is a fraction in [0, 1]", cat, f)
+		}
+	}
+	return problems.Err()
 }
 
 // PlanBudgets searches the per-category budgets and the deployment

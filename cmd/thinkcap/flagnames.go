@@ -44,6 +44,7 @@ var flagNames = map[string]string{
 	"MaxRate":                 "--max-rate",
 	"MaxReplicas":             "--max-replicas",
 	"Metadata":                "--metadata",
+	"MinAccuracy":             "--min-accuracy",
 	"MinCount":                "--min-count",
 	"MinRequests":             "--min-requests",
 	"Model":                   "--model",

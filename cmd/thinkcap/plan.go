@@ -2,9 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,34 +45,17 @@ policy meets the SLOs and floors.`,
 	return cmd
 }
 
-// parseFloors reads --min-accuracy.
-func parseFloors(spec string) (map[string]float64, error) {
-	out := map[string]float64{}
-	if spec == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(spec, ",") {
-		k, v, ok := strings.Cut(part, "=")
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || err != nil || !(f >= 0 && f <= 1) || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--min-accuracy %q: want category=fraction pairs, e.g. math=0.8", part)
-		}
-		out[strings.TrimSpace(k)] = f
-	}
-	return out, nil
-}
-
 func runPlan(cmd *cobra.Command, o *planOptions) error {
 	so := &o.size
-	if err := checkOutput(so.output); err != nil {
-		return err
-	}
+	var problems inputerr.List
+	problems.Add(checkOutput(so.output))
 	if o.eval == "" {
-		return inputerr.New(errors.New("--eval is required: the accuracy of each category at each budget"))
+		problems.Add(errors.New("--eval is required: the accuracy of each category at each budget"))
 	}
-	floors, err := parseFloors(o.minAccuracy)
-	if err != nil {
-		return inputerr.New(err)
+	floors, err := size.ParseFloors(o.minAccuracy)
+	problems.Add(err)
+	if err := problems.Err(); err != nil {
+		return err
 	}
 	cands, reqs, opts, err := so.prepare(cmd)
 	if err != nil {
