@@ -1,0 +1,98 @@
+package loadtest
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// TestShardsMerge: two shards of one schedule, started together, each send
+// their part (shard 0 alone scraping) and merge into a run with the
+// schedule's every request and its token counts; a run that is not a shard
+// is refused. The command's TestShardedLoadtest runs more shards against
+// an emulated server and verifies the merged run.
+func TestShardsMerge(t *testing.T) {
+	srv, _ := vllmtest.Slow(t, time.Millisecond)
+	tmp := t.TempDir()
+	reqs := traffic(t, workload.TrafficOptions{Requests: 16, RatePerS: 80, Prompt: "uniform:5..40", Think: "uniform:1..4", Answer: "uniform:1..4"}, 5)
+	whole := filepath.Join(tmp, "whole")
+	o := testOptions(srv.URL, whole, reqs)
+	o.Model = "slow-model"
+	if _, errOut, code := load(t, o); code != exitOK {
+		t.Fatalf("unsharded: exit %d: %s", code, errOut)
+	}
+	want := tokensByID(t, whole)
+	start := time.Now().Add(300 * time.Millisecond)
+	dirs := []string{filepath.Join(tmp, "shard-0"), filepath.Join(tmp, "shard-1")}
+	var wg sync.WaitGroup
+	errs := make([]string, len(dirs))
+	for i := range dirs {
+		o := testOptions(srv.URL, dirs[i], reqs)
+		o.Model, o.ScrapeInterval, o.StartAt = "slow-model", 20*time.Millisecond, start
+		o.Shard = &loadgen.Shard{Index: i, Count: len(dirs)}
+		wg.Go(func() {
+			if _, errOut, code := load(t, o); code != exitOK {
+				errs[i] = fmt.Sprintf("shard %d: exit %d: %s", i, code, errOut)
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatal(e)
+		}
+	}
+	merged := filepath.Join(tmp, "merged")
+	if _, err := Merge(MergeOptions{Dirs: dirs, Out: merged}); err != nil {
+		t.Fatal(err)
+	}
+	got := tokensByID(t, merged)
+	if len(got) != len(want) {
+		t.Fatalf("%d requests merged, %d unsharded", len(got), len(want))
+	}
+	for id, tok := range want {
+		if got[id] != tok {
+			t.Errorf("%s: %v merged, %v unsharded", id, got[id], tok)
+		}
+	}
+	meta, err := loadgen.ReadMetadata(filepath.Join(merged, loadgen.MetadataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraped := 0
+	for _, s := range meta.Shards {
+		if s.Scraped {
+			scraped++
+		}
+	}
+	if len(meta.Shards) != 2 || scraped != 1 || meta.State != loadgen.RunComplete || meta.RequestsFinished != len(want) {
+		t.Errorf("metadata: %d shards, %d scraped, state %s, %d finished", len(meta.Shards), scraped, meta.State, meta.RequestsFinished)
+	}
+	if _, err := Merge(MergeOptions{Dirs: []string{whole}, Out: filepath.Join(tmp, "bad")}); exitCode(err) != exitBadInput {
+		t.Errorf("merging an unsharded run: %v", err)
+	}
+}
+
+// tokensByID is each request's prompt, think and answer tokens in a run,
+// every request a success.
+func tokensByID(t *testing.T, dir string) map[string][3]int {
+	t.Helper()
+	results, err := workload.ReadResultsFile(filepath.Join(dir, loadgen.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][3]int{}
+	for _, r := range results {
+		if r.Status != workload.StatusOK {
+			t.Fatalf("%s in %s: %s %s", r.ID, dir, r.Status, r.Error)
+		}
+		out[r.ID] = [3]int{r.PromptTokens, r.ThinkTokens, r.AnswerTokens}
+	}
+	return out
+}
