@@ -95,7 +95,8 @@ func (o *TrafficOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-// sessionDists parses --turns and --think-time (nil turns: no sessions).
+// sessionDists parses --turns and --think-time (nil turns: no sessions),
+// reporting every problem.
 func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
 	if o.ThinkTime != "" && o.Turns == "" {
 		return nil, nil, errors.New("--think-time only matters with --turns")
@@ -103,18 +104,22 @@ func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
 	if o.Turns == "" {
 		return nil, nil, nil
 	}
+	var errs []error
 	if o.Workload != "" {
-		return nil, nil, errors.New("--turns makes synthetic sessions: a --workload log brings its own (session_id, turn)")
+		errs = append(errs, errors.New("--turns makes synthetic sessions: a --workload log brings its own (session_id, turn)"))
 	}
 	if turns, err = ParseDist(o.Turns); err != nil {
-		return nil, nil, fmt.Errorf("--turns: %w", err)
+		errs = append(errs, fmt.Errorf("--turns: %w", err))
 	}
 	spec := o.ThinkTime
 	if spec == "" {
 		spec = "10"
 	}
 	if think, err = ParseDist(spec); err != nil {
-		return nil, nil, fmt.Errorf("--think-time: %w", err)
+		errs = append(errs, fmt.Errorf("--think-time: %w", err))
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
 	}
 	return turns, think, nil
 }
