@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -14,24 +15,6 @@ import (
 // fallbackName is the fit of every generation's points together: the
 // coefficients of a GPU whose generation the corpus has no measurement of.
 const fallbackName = profiles.FallbackGeneration
-
-// DefaultHold are the coefficients the corpus fit keeps at the profile's
-// value unless told otherwise, both calibrated on concurrency-1 decode
-// (gpus.yaml):
-//
-//   - kv_bandwidth_efficiency: KV reads dominate a step only in long
-//     contexts at low concurrency, which the profiles' values come from
-//     (256 to 125,000 tokens); the corpus's load points mix them with every
-//     other term and the fit cannot tell them apart (freeing it on the
-//     Blackwell points moves the TPOT error from 12.2 % to 11.7 % while
-//     halving the efficiency, which doubles the long-context decode slope).
-//   - step_overhead_ms: the engine's CPU time per step is the host's and
-//     vLLM's, hidden under the GPU's step by async scheduling (0.14 on) and
-//     added to it before, where it sums with the GPU's kernel floors; the
-//     corpus cannot separate the two, and a fit that lets it grow makes a
-//     small model's decode CPU-bound, which vLLM's concurrency-1 figures
-//     show it is not.
-var DefaultHold = []string{"kv_bandwidth_efficiency", "step_overhead_ms"}
 
 // priorOf is a GPU's profile coefficients, before any corpus fit.
 func priorOf(g profiles.GPU) profiles.StepCoefficients {
@@ -78,7 +61,7 @@ type group struct {
 }
 
 func (g *group) coef(base profiles.StepCoefficients) profiles.StepCoefficients {
-	return withParams(base, g.x)
+	return calibrate.WithParams(base, g.x)
 }
 
 // newGroup starts a fit of the points idx from their GPUs' profile
@@ -128,11 +111,11 @@ func (c *corpus) newGroup(name string, idx []int, start, prior profiles.StepCoef
 	}
 	// Overheads whose terms the group's points cannot have: held at 0.
 	unseen := map[string]bool{"mla_layer_overhead_us": !mla, "api_server_harmony_cpu_ms": !harmony, "host_all_reduce_latency_us": !viaHost, "host_small_all_reduce_latency_us": !viaHost}
-	g := &group{name: name, idx: idx, x: paramsOf(start), prior: paramsOf(prior), free: make([]bool, len(params)), trace: map[int]*Trace{}}
-	for k, p := range params {
+	g := &group{name: name, idx: idx, x: calibrate.ParamsOf(start), prior: calibrate.ParamsOf(prior), free: make([]bool, len(calibrate.Params)), trace: map[int]*Trace{}}
+	for k, p := range calibrate.Params {
 		// An efficiency of 0 has no term in the model (host_all_reduce_efficiency
 		// where no GPU stages its all-reduces through host memory).
-		g.free[k] = !slices.Contains(c.hold, p.name) && !(p.inverse && g.prior[k] == 0) && !unseen[p.name]
+		g.free[k] = !slices.Contains(c.hold, p.Key) && !(p.Inverse() && g.prior[k] == 0) && !unseen[p.Key]
 		if !g.free[k] {
 			g.x[k] = g.prior[k]
 		}
@@ -202,13 +185,13 @@ func (c *corpus) retraceWith(g *group, coef func(p *Point) profiles.StepCoeffici
 	g.rows = g.rows[:0]
 	for j, i := range g.idx {
 		g.trace[i] = trs[j]
-		rows := rowsOf(i, c.points[i], trs[j], paramsOf(coef(c.points[i])))
+		rows := rowsOf(i, c.points[i], trs[j], calibrate.ParamsOf(coef(c.points[i])))
 		// A long sweep of one deployment must not outvote the others: a
 		// deployment's points weigh 1/√n each, so its weight grows with
 		// its evidence but no faster than its square root.
 		w := 1 / math.Sqrt(float64(c.perDeployment[c.points[i].Deployment]))
 		for k := range rows {
-			rows[k].w *= w
+			rows[k].W *= w
 		}
 		g.rows = append(g.rows, rows...)
 	}
@@ -229,7 +212,7 @@ func predictionMove(rows []fitRow, x, y []float64) float64 {
 	for i := range rows {
 		d := 0.0
 		for k := range x {
-			d += rows[i].a[k] * (y[k] - x[k])
+			d += rows[i].A[k] * (y[k] - x[k])
 		}
 		m += math.Abs(d)
 	}
@@ -296,7 +279,7 @@ func (c *corpus) crossValidate(groups []*group, fallback *group, progress func()
 				}
 				continue
 			}
-			trs, err := c.traceAll(idx, func(p *Point) profiles.StepCoefficients { return withParams(p.cfg.GPU.Step, x) }, progress)
+			trs, err := c.traceAll(idx, func(p *Point) profiles.StepCoefficients { return calibrate.WithParams(p.cfg.GPU.Step, x) }, progress)
 			if err != nil {
 				return err
 			}

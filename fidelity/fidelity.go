@@ -6,9 +6,9 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -22,7 +22,7 @@ type Options struct {
 	// is called from one goroutine at a time.
 	Progress func(done, total int)
 	// Hold names the coefficients the fit keeps at the GPU profile's value
-	// (calibrate --hold; nil: DefaultHold).
+	// (calibrate --hold; nil: calibrate.DefaultHold).
 	Hold []string
 }
 
@@ -122,7 +122,7 @@ func (o *Options) corpus() (*corpus, error) {
 	c := newCorpus(cat, recs, o.Workers)
 	c.hold = o.Hold
 	if c.hold == nil {
-		c.hold = DefaultHold
+		c.hold = calibrate.DefaultHold
 	}
 	if len(c.replayable()) == 0 {
 		return nil, inputerr.Fieldf("Corpus", "%s: none of its %d records can be replayed", o.Corpus, len(recs))
@@ -218,7 +218,7 @@ func (c *corpus) scoreboard() *Scoreboard { return score(c.points) }
 
 // fitOf describes a group's fit.
 func (c *corpus) fitOf(g *group) profiles.StepFit {
-	f := profiles.StepFit{Generation: g.name, Points: len(g.idx), Step: withParams(priorOf(c.points[g.idx[0]].cfg.GPU), g.x)}
+	f := profiles.StepFit{Generation: g.name, Points: len(g.idx), Step: calibrate.WithParams(priorOf(c.points[g.idx[0]].cfg.GPU), g.x)}
 	gpus, deps := map[string]bool{}, map[string]bool{}
 	for _, i := range g.idx {
 		gpus[c.points[i].cfg.GPU.Name] = true
@@ -266,22 +266,13 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 	return out
 }
 
-// paramNames lists the fit's coefficients.
-func paramNames() string {
-	names := make([]string, len(params))
-	for k, p := range params {
-		names[k] = p.name
-	}
-	return strings.Join(names, ", ")
-}
-
 // CheckHold checks the held coefficients' names, reporting every unknown
 // one.
 func CheckHold(names []string) error {
 	var problems inputerr.List
 	for _, h := range names {
-		if !slices.ContainsFunc(params, func(p param) bool { return p.name == h }) {
-			problems.Field("Hold", fmt.Errorf("unknown coefficient %q (valid: %s)", h, paramNames()))
+		if _, err := calibrate.ParseNames([]string{h}, profiles.FitStep, profiles.FitAPI); err != nil {
+			problems.Field("Hold", err)
 		}
 	}
 	return problems.Err()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -63,11 +64,11 @@ func TestCalibrateRecoversTheServer(t *testing.T) {
 	// two models on one GPU, several of the others trade off (a per-step
 	// constant against another) and the fit could not tell which moved.
 	var hold []string
-	for _, p := range params {
-		switch p.name {
+	for _, p := range calibrate.Params {
+		switch p.Key {
 		case "per_layer_overhead_us", "weight_bandwidth_efficiency", "compute_efficiency", "api_request_overhead_ms":
 		default:
-			hold = append(hold, p.name)
+			hold = append(hold, p.Key)
 		}
 	}
 	sb, err := Calibrate(Options{Corpus: dir, Catalog: cat, Hold: hold})
@@ -112,19 +113,19 @@ func TestCalibrateRecoversTheServer(t *testing.T) {
 // passes within 0.5% of 2.
 func TestSolveResistsOutliers(t *testing.T) {
 	k := paramIndex(t, "compute_efficiency")
-	x0 := make([]float64, len(params))
+	x0 := make([]float64, len(calibrate.Params))
 	x0[k] = 1
-	free := make([]bool, len(params))
+	free := make([]bool, len(calibrate.Params))
 	free[k] = true
 	var rows []fitRow
 	for i := range 20 {
-		a := make([]float64, len(params))
+		a := make([]float64, len(calibrate.Params))
 		a[k] = 1
 		b := 2.0
 		if i == 0 {
 			b += 3
 		}
-		rows = append(rows, fitRow{a: a, b: b, w: 1})
+		rows = append(rows, fitRow{Row: calibrate.Row{A: a, B: b, W: 1}})
 	}
 	x, err := solve(rows, x0, x0, free)
 	if err != nil {

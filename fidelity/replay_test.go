@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -99,7 +100,7 @@ func TestVLLMVersionFromDate(t *testing.T) {
 func TestTraceGradient(t *testing.T) {
 	r := testRecord()
 	cfg, tr := traceAtProfiles(t, &r)
-	x := paramsOf(cfg.Step)
+	x := calibrate.ParamsOf(cfg.Step)
 	sum := dotParams(tr.Grad[MetricTPOT], x)
 	if e := math.Abs(sum-tr.Pred.TPOT.Mean) / tr.Pred.TPOT.Mean; e > 0.01 {
 		t.Errorf("Σ gradient × parameter = %.4f ms, TPOT %.4f ms (%.2f%% apart)", sum, tr.Pred.TPOT.Mean, 100*e)
@@ -121,7 +122,7 @@ func TestTraceGradient(t *testing.T) {
 		delta := 0.05 * max(math.Abs(x[k]), 1)
 		nudged[k] += delta
 		c2 := cfg
-		c2.Step = withParams(cfg.Step, nudged)
+		c2.Step = calibrate.WithParams(cfg.Step, nudged)
 		for _, check := range []struct {
 			m    string
 			rec  *Record
@@ -156,7 +157,7 @@ func TestTraceGradientWeighsShortOutputs(t *testing.T) {
 	r.RequestRate = -1 // every prompt at once
 	r.Workload = Load{Dataset: "sharegpt", InputLen: Length{Mean: 220}, OutputLen: Length{Mean: 200}, NumPrompts: 300}
 	cfg, tr := traceAtProfiles(t, &r)
-	x := paramsOf(cfg.Step)
+	x := calibrate.ParamsOf(cfg.Step)
 	dot := func(g []float64) float64 { return dotParams(g, x) }
 	tpot, itl := tr.Pred.TPOT.Mean, tr.Pred.ITL.Mean
 	if math.Abs(tpot/itl-1) < 0.1 {
@@ -186,14 +187,14 @@ func TestTraceGradientPreempted(t *testing.T) {
 	if tr.Pred.Preemptions < 20 {
 		t.Fatalf("%d preemptions: the test needs a burst that outgrows its cache", tr.Pred.Preemptions)
 	}
-	x := paramsOf(cfg.Step)
+	x := calibrate.ParamsOf(cfg.Step)
 	for _, name := range []string{"per_request_overhead_us", "per_layer_overhead_us"} {
 		k := paramIndex(t, name)
 		nudged := append([]float64(nil), x...)
 		delta := 0.05 * x[k]
 		nudged[k] += delta
 		c2 := cfg
-		c2.Step = withParams(cfg.Step, nudged)
+		c2.Step = calibrate.WithParams(cfg.Step, nudged)
 		tr2, err := trace(c2, &r)
 		if err != nil {
 			t.Fatal(err)
@@ -235,8 +236,8 @@ func dotParams(g, x []float64) float64 {
 
 func paramIndex(t *testing.T, name string) int {
 	t.Helper()
-	for k, p := range params {
-		if p.name == name {
+	for k, p := range calibrate.Params {
+		if p.Key == name {
 			return k
 		}
 	}
@@ -449,11 +450,11 @@ func TestA100LongPromptsQueueOnMemory(t *testing.T) {
 // interconnect_efficiency and all_reduce_latency_us), and left out of any
 // other group's fit.
 func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
-	k := slices.IndexFunc(params, func(p param) bool { return p.name == "host_all_reduce_efficiency" })
+	k := calibrate.Index("host_all_reduce_efficiency")
 	if k < 0 {
 		t.Fatal("host_all_reduce_efficiency is not a fit parameter")
 	}
-	l := slices.IndexFunc(params, func(p param) bool { return p.name == "host_all_reduce_latency_us" })
+	l := calibrate.Index("host_all_reduce_latency_us")
 	if l < 0 {
 		t.Fatal("host_all_reduce_latency_us is not a fit parameter")
 	}
@@ -475,7 +476,7 @@ func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
 		// NCCL's low-latency protocol: free with such a point, starting
 		// where it is the cheaper for a decode (sim/allreduce.go).
 		for _, name := range []string{"host_small_all_reduce_efficiency", "host_small_all_reduce_latency_us"} {
-			m := slices.IndexFunc(params, func(p param) bool { return p.name == name })
+			m := calibrate.Index(name)
 			if m < 0 {
 				t.Fatalf("%s is not a fit parameter", name)
 			}
@@ -523,7 +524,7 @@ func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
 		{[]string{"network_efficiency"}, sim.Config{Model: qwen, GPU: gh200, TensorParallelSize: 8}},
 	} {
 		for _, key := range c.keys {
-			k := slices.IndexFunc(params, func(p param) bool { return p.name == key })
+			k := calibrate.Index(key)
 			if k < 0 {
 				t.Fatalf("%s is not a fit parameter", key)
 			}

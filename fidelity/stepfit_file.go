@@ -4,34 +4,22 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
-
-// fitDigits is how many significant digits a fitted coefficient keeps:
-// the fit stops when no parameter moves by 0.2 %, so a fourth digit is
-// the last it determines.
-const fitDigits = 4
 
 // StepFitsYAML is the scoreboard's fits as a profiles file (a step_fits:
 // list, as profiles/data/step-fit.yaml), headed by the fit's provenance:
 // the corpus, when, how many points of which sources, how the metrics
 // weigh, and the cross-validated errors.
 func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) {
-	if len(sb.Fits) == 0 {
-		return nil, fmt.Errorf("no step fits to write")
-	}
 	fits := make([]profiles.StepFit, len(sb.Fits))
 	for i, f := range sb.Fits {
-		for _, fp := range profiles.StepFields {
-			v := fp.Value(&f.Step)
-			*v = round(*v, fitDigits)
-		}
-		f.CVTPOT, f.CVTTFT = round(f.CVTPOT, 3), round(f.CVTTFT, 3)
+		f.CVTPOT, f.CVTTFT = calibrate.Round(f.CVTPOT, 3), calibrate.Round(f.CVTTFT, 3)
 		fits[i] = f
 	}
 	head := fmt.Sprintf(`Step-time coefficients fitted on the measurement corpus by
@@ -48,9 +36,7 @@ errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
 		metricWeights[MetricTPOT], metricWeights[MetricThroughput], metricWeights[MetricTTFT],
 		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
-	return profiles.EncodeYAML(struct {
-		StepFits []profiles.StepFit `yaml:"step_fits"`
-	}{fits}, head)
+	return calibrate.StepFitsFile(fits, head)
 }
 
 // ModelErrorYAML is the scoreboard's model error as a profiles file (a
@@ -66,7 +52,7 @@ func ModelErrorYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error
 		for _, c := range cells {
 			c.Q = slices.Clone(c.Q)
 			for i := range c.Q {
-				c.Q[i] = round(c.Q[i], fitDigits)
+				c.Q[i] = calibrate.Round(c.Q[i], calibrate.Digits)
 			}
 			me.Metrics[m] = append(me.Metrics[m], c)
 		}
@@ -108,16 +94,5 @@ func WriteStepFits(path string, sb *Scoreboard, corpus string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return inputerr.Field("Out", err)
-	}
-	return nil
-}
-
-func round(v float64, digits int) float64 {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
-	if err != nil {
-		return v
-	}
-	return r
+	return calibrate.WriteFile(path, data)
 }

@@ -11,7 +11,7 @@ import (
 // TestStepFitsYAMLHeader: the fit file's header is its provenance: the
 // corpus, the day, the points, how each metric weighed in the fit (from
 // metricWeights, so a change of the objective shows in the file it
-// produces) and the errors; the fits follow, rounded to fitDigits.
+// produces) and the errors; the fits follow, rounded to calibrate.Digits.
 func TestStepFitsYAMLHeader(t *testing.T) {
 	sb := &Scoreboard{
 		Points: 1943, Records: 3028, Sources: 7,

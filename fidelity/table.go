@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/report"
 )
 
@@ -128,10 +129,10 @@ func writeFits(w io.Writer, sb *Scoreboard) error {
 	}); err != nil {
 		return err
 	}
-	for _, p := range params {
-		if err := add(p.name, func(i int) string {
+	for _, p := range calibrate.Params {
+		if err := add(p.Key, func(i int) string {
 			s := sb.Fits[i].Step
-			return fmt.Sprintf("%.4g", *p.field(&s))
+			return fmt.Sprintf("%.4g", *p.Value(&s))
 		}); err != nil {
 			return err
 		}

@@ -1,59 +1,19 @@
 package fidelity
 
 import (
-	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
-// A param is one coefficient the corpus fit moves: the step model's
-// (sim.StepParams) and the API server's three, which add to the client's
-// TTFT outside any step.
-type param struct {
-	name    string
-	inverse bool
-	field   func(*profiles.StepCoefficients) *float64
-}
-
-var params = func() []param {
-	var ps []param
-	for _, p := range sim.StepParams {
-		ps = append(ps, param{p.Name, p.Inverse, p.Field})
-	}
-	for _, f := range profiles.StepFields {
-		if f.Key == "api_request_overhead_ms" || f.Key == "api_prompt_token_us" || f.Key == "api_server_cpu_ms" || f.Key == "api_server_harmony_cpu_ms" {
-			ps = append(ps, param{f.Key, false, f.Value})
-		}
-	}
-	return ps
-}()
-
-// nStep is how many of params are the step model's.
-var nStep = len(sim.StepParams)
-
-// paramsOf is s as fit parameters (inverse efficiencies, overheads).
-func paramsOf(s profiles.StepCoefficients) []float64 {
-	out := make([]float64, len(params))
-	for k, p := range params {
-		v := *p.field(&s)
-		if p.inverse && v > 0 {
-			v = 1 / v
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// withParams is s with the fit parameters x set.
-func withParams(s profiles.StepCoefficients, x []float64) profiles.StepCoefficients {
-	for k, p := range params {
-		v := x[k]
-		if p.inverse && v > 0 {
-			v = 1 / v
-		}
-		*p.field(&s) = v
-	}
-	return s
-}
+// The API server's parameters, by their place in calibrate.Params: its
+// latencies (a request's, a prompt token's) and its work per request, the
+// Jinja chat template's or the Harmony renderer's.
+var (
+	apiRequest     = calibrate.Index("api_request_overhead_ms")
+	apiPromptToken = calibrate.Index("api_prompt_token_us")
+	apiWork        = calibrate.Index("api_server_cpu_ms")
+	apiHarmonyWork = calibrate.Index("api_server_harmony_cpu_ms")
+)
 
 // apiUnits are the API parameters' derivatives of a latency in seconds:
 // api_request_overhead_ms adds 1 ms a request, api_prompt_token_us 1 µs a
@@ -120,7 +80,8 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	K := len(params)
+	K := len(calibrate.Params)
+	nStep := calibrate.NStep
 	g := make([]float64, K)
 	tpot, itl, ttft, busy := make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
 	var last sim.Batch
@@ -164,12 +125,12 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		}
 	}
 	if n > 0 {
-		ttft[nStep] += apiRequestS * float64(n)
-		ttft[nStep+1] += apiPromptTokenS * prompt
+		ttft[apiRequest] += apiRequestS * float64(n)
+		ttft[apiPromptToken] += apiPromptTokenS * prompt
 		// The work's parameter: the Harmony renderer's where it is the one in use.
-		work := nStep + 2
+		work := apiWork
 		if cfg.HarmonyAPIWork() {
-			work = nStep + 3
+			work = apiHarmonyWork
 		}
 		ttft[work] += queued
 		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
@@ -179,7 +140,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 		t.Grad[gradITL] = scaled(itl, 1e3/decodeTok)
 	}
 	if d := t.Pred.DurationS; d > 0 {
-		busy[nStep] += apiRequestS
+		busy[apiRequest] += apiRequestS
 		t.Grad[MetricThroughput] = scaled(busy, -t.Pred.OutputThroughput/d)
 	}
 	return t, nil

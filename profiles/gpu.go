@@ -61,63 +61,63 @@ type GPU struct {
 type StepCoefficients struct {
 	// WeightBandwidthEfficiency is the fraction of peak memory bandwidth
 	// reached when streaming weights in a decode step.
-	WeightBandwidthEfficiency float64 `yaml:"weight_bandwidth_efficiency" json:"weight_bandwidth_efficiency"`
+	WeightBandwidthEfficiency float64 `yaml:"weight_bandwidth_efficiency" json:"weight_bandwidth_efficiency" coef:"efficiency"`
 	// KVBandwidthEfficiency is the fraction of peak memory bandwidth reached by
 	// the attention kernel when reading the KV cache.
-	KVBandwidthEfficiency float64 `yaml:"kv_bandwidth_efficiency" json:"kv_bandwidth_efficiency"`
+	KVBandwidthEfficiency float64 `yaml:"kv_bandwidth_efficiency" json:"kv_bandwidth_efficiency" coef:"efficiency"`
 	// FP8KVReadPenalty multiplies the time to read fp8 KV bytes (dequantisation
 	// costs the kernel some of the bandwidth it saves).
-	FP8KVReadPenalty float64 `yaml:"fp8_kv_read_penalty" json:"fp8_kv_read_penalty"`
+	FP8KVReadPenalty float64 `yaml:"fp8_kv_read_penalty" json:"fp8_kv_read_penalty" coef:"positive,fixed"`
 	// ComputeEfficiency is the fraction of dense tensor-core peak reached by
 	// the linear layers (GEMMs) in prefill-heavy steps (MFU).
-	ComputeEfficiency float64 `yaml:"compute_efficiency" json:"compute_efficiency"`
+	ComputeEfficiency float64 `yaml:"compute_efficiency" json:"compute_efficiency" coef:"efficiency"`
 	// AttentionComputeEfficiency is the MFU of the attention kernel's FLOPs.
-	AttentionComputeEfficiency float64 `yaml:"attention_compute_efficiency" json:"attention_compute_efficiency"`
+	AttentionComputeEfficiency float64 `yaml:"attention_compute_efficiency" json:"attention_compute_efficiency" coef:"efficiency"`
 	// TritonAttentionComputeEfficiency is the MFU of vLLM's Triton attention
 	// kernel, which serves a model with attention sinks (Model.AttentionSinks)
 	// on a GPU without FlashAttention 3 or 4 (before Hopper); 0 means
 	// AttentionComputeEfficiency.
-	TritonAttentionComputeEfficiency float64 `yaml:"triton_attention_compute_efficiency,omitempty" json:"triton_attention_compute_efficiency,omitempty"`
+	TritonAttentionComputeEfficiency float64 `yaml:"triton_attention_compute_efficiency,omitempty" json:"triton_attention_compute_efficiency,omitempty" coef:"efficiency,optional"`
 	// BlockFP8ComputeEfficiency is ComputeEfficiency for block-scaled FP8
 	// linear layers (128×128 weight scales, Model.FP8BlockScaled), whose
 	// GEMMs apply a scale per block inside the main loop (CUTLASS's
 	// blockwise kernels or vLLM's Triton w8a8_block_fp8_matmul,
 	// vllm/model_executor/layers/quantization/utils/fp8_utils.py) where
 	// per-tensor FP8 runs plain FP8 GEMMs; 0 means ComputeEfficiency.
-	BlockFP8ComputeEfficiency float64 `yaml:"block_fp8_compute_efficiency,omitempty" json:"block_fp8_compute_efficiency,omitempty"`
+	BlockFP8ComputeEfficiency float64 `yaml:"block_fp8_compute_efficiency,omitempty" json:"block_fp8_compute_efficiency,omitempty" coef:"efficiency,optional"`
 	// StepOverheadMs is the fixed cost of one engine step (launches, sampling,
 	// scheduling) in milliseconds.
-	StepOverheadMs float64 `yaml:"step_overhead_ms" json:"step_overhead_ms"`
+	StepOverheadMs float64 `yaml:"step_overhead_ms" json:"step_overhead_ms" coef:"overhead,scale=1"`
 	// PerRequestOverheadUs is the CPU cost per scheduled request per step, in
 	// microseconds (input preparation, detokenisation, output processing).
-	PerRequestOverheadUs float64 `yaml:"per_request_overhead_us" json:"per_request_overhead_us"`
+	PerRequestOverheadUs float64 `yaml:"per_request_overhead_us" json:"per_request_overhead_us" coef:"overhead,scale=20"`
 	// PerRequestGPUUs is the GPU time per scheduled request per step, in
 	// microseconds: the attention kernels' per-sequence work (page tables,
 	// split-KV partial results and their reduction) and the sampler's per
 	// row, which the bytes and FLOPs of a batch of many short sequences
 	// leave out.
-	PerRequestGPUUs float64 `yaml:"per_request_gpu_us" json:"per_request_gpu_us"`
+	PerRequestGPUUs float64 `yaml:"per_request_gpu_us" json:"per_request_gpu_us" coef:"overhead,scale=5"`
 	// InterconnectEfficiency is the fraction of the one-way link bandwidth an
 	// all-reduce reaches.
-	InterconnectEfficiency float64 `yaml:"interconnect_efficiency" json:"interconnect_efficiency"`
+	InterconnectEfficiency float64 `yaml:"interconnect_efficiency" json:"interconnect_efficiency" coef:"efficiency"`
 	// HostAllReduceEfficiency is the same fraction for an all-reduce that
 	// NCCL stages through host memory (GPU.AllReduceViaHost); 0 means
 	// InterconnectEfficiency.
-	HostAllReduceEfficiency float64 `yaml:"host_all_reduce_efficiency,omitempty" json:"host_all_reduce_efficiency,omitempty"`
+	HostAllReduceEfficiency float64 `yaml:"host_all_reduce_efficiency,omitempty" json:"host_all_reduce_efficiency,omitempty" coef:"efficiency,optional"`
 	// NetworkEfficiency is the fraction of a GPU's network card line rate
 	// (GPU.NetworkGBps) an all-reduce or a pipeline transfer between
 	// servers reaches (NCCL over InfiniBand, RoCE or Slingshot); 0 means
 	// InterconnectEfficiency.
-	NetworkEfficiency float64 `yaml:"network_efficiency,omitempty" json:"network_efficiency,omitempty"`
+	NetworkEfficiency float64 `yaml:"network_efficiency,omitempty" json:"network_efficiency,omitempty" coef:"efficiency,optional"`
 	// AllReduceLatencyUs is the fixed latency of one tensor-parallel
 	// all-reduce, in microseconds (two per layer per step).
-	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us"`
+	AllReduceLatencyUs float64 `yaml:"all_reduce_latency_us" json:"all_reduce_latency_us" coef:"overhead,scale=10"`
 	// HostAllReduceLatencyUs is that latency for an all-reduce NCCL stages
 	// through host memory (GPU.AllReduceViaHost): without GPU peer-to-peer
 	// vLLM's custom all-reduce is off and NCCL's shared-memory transport
 	// copies each chunk to the host and back, a path with its own fixed
 	// cost; 0 means AllReduceLatencyUs.
-	HostAllReduceLatencyUs float64 `yaml:"host_all_reduce_latency_us,omitempty" json:"host_all_reduce_latency_us,omitempty"`
+	HostAllReduceLatencyUs float64 `yaml:"host_all_reduce_latency_us,omitempty" json:"host_all_reduce_latency_us,omitempty" coef:"overhead,scale=10"`
 	// HostSmallAllReduceEfficiency and HostSmallAllReduceLatencyUs are
 	// NCCL's other protocol through host memory: for every call NCCL picks
 	// the protocol its cost model says is fastest (nccl src/graph/tuning.cc),
@@ -126,18 +126,18 @@ type StepCoefficients struct {
 	// protocol that the two fields above price. A decode step's small
 	// all-reduces take the first, a prefill's megabytes the second, so an
 	// all-reduce costs the cheaper of the two. 0 leaves one protocol.
-	HostSmallAllReduceEfficiency float64 `yaml:"host_small_all_reduce_efficiency,omitempty" json:"host_small_all_reduce_efficiency,omitempty"`
-	HostSmallAllReduceLatencyUs  float64 `yaml:"host_small_all_reduce_latency_us,omitempty" json:"host_small_all_reduce_latency_us,omitempty"`
+	HostSmallAllReduceEfficiency float64 `yaml:"host_small_all_reduce_efficiency,omitempty" json:"host_small_all_reduce_efficiency,omitempty" coef:"efficiency,optional"`
+	HostSmallAllReduceLatencyUs  float64 `yaml:"host_small_all_reduce_latency_us,omitempty" json:"host_small_all_reduce_latency_us,omitempty" coef:"overhead,scale=10"`
 	// PerLayerOverheadUs is the GPU time each decoder layer adds to a step
 	// beyond its bytes and FLOPs, in microseconds: the floor of its dozen
 	// kernels (norms, rotary embedding, activation quantisation, the
 	// attention kernel's own setup), which a small shard cannot hide.
-	PerLayerOverheadUs float64 `yaml:"per_layer_overhead_us" json:"per_layer_overhead_us"`
+	PerLayerOverheadUs float64 `yaml:"per_layer_overhead_us" json:"per_layer_overhead_us" coef:"overhead,scale=30"`
 	// MoELayerOverheadUs is what a layer with routed experts adds to
 	// PerLayerOverheadUs, in microseconds: the router, top-k, the
 	// permutation of tokens to experts and back, and the grouped GEMMs'
 	// own launch.
-	MoELayerOverheadUs float64 `yaml:"moe_layer_overhead_us" json:"moe_layer_overhead_us"`
+	MoELayerOverheadUs float64 `yaml:"moe_layer_overhead_us" json:"moe_layer_overhead_us" coef:"overhead,scale=30"`
 	// MLALayerOverheadUs is what a multi-head latent attention layer
 	// (DeepSeek-V3, Kimi-K2) adds to PerLayerOverheadUs, in microseconds:
 	// the kernels its attention runs beyond GQA's projection, rotary and
@@ -145,53 +145,53 @@ type StepCoefficients struct {
 	// norms, and the two batched GEMMs that absorb the up-projections into
 	// the query and the output (vllm/model_executor/layers/mla.py,
 	// vllm/v1/attention/backends/mla/common.py _forward_decode).
-	MLALayerOverheadUs float64 `yaml:"mla_layer_overhead_us,omitempty" json:"mla_layer_overhead_us,omitempty"`
+	MLALayerOverheadUs float64 `yaml:"mla_layer_overhead_us,omitempty" json:"mla_layer_overhead_us,omitempty" coef:"overhead,scale=30"`
 	// ExpertBandwidthEfficiency is the fraction of peak memory bandwidth
 	// the MoE grouped GEMMs reach streaming expert weights; 0 means
 	// WeightBandwidthEfficiency's.
-	ExpertBandwidthEfficiency float64 `yaml:"expert_bandwidth_efficiency,omitempty" json:"expert_bandwidth_efficiency,omitempty"`
+	ExpertBandwidthEfficiency float64 `yaml:"expert_bandwidth_efficiency,omitempty" json:"expert_bandwidth_efficiency,omitempty" coef:"efficiency,optional"`
 	// ExpertComputeEfficiency is the MFU of the MoE grouped GEMMs (few
 	// tokens per expert, weight-only dequantising kernels such as Marlin);
 	// 0 means ComputeEfficiency's.
-	ExpertComputeEfficiency float64 `yaml:"expert_compute_efficiency,omitempty" json:"expert_compute_efficiency,omitempty"`
+	ExpertComputeEfficiency float64 `yaml:"expert_compute_efficiency,omitempty" json:"expert_compute_efficiency,omitempty" coef:"efficiency,optional"`
 	// FP8ExpertBandwidthEfficiency and FP8ExpertComputeEfficiency are the
 	// same for fp8 experts, whose grouped GEMMs are other kernels (block-
 	// scaled FP8, Triton or DeepGEMM) than 4-bit experts' (Marlin,
 	// FlashInfer's TRT-LLM MoE) and bf16 experts'; 0 means the expert
 	// efficiencies above.
-	FP8ExpertBandwidthEfficiency float64 `yaml:"fp8_expert_bandwidth_efficiency,omitempty" json:"fp8_expert_bandwidth_efficiency,omitempty"`
-	FP8ExpertComputeEfficiency   float64 `yaml:"fp8_expert_compute_efficiency,omitempty" json:"fp8_expert_compute_efficiency,omitempty"`
+	FP8ExpertBandwidthEfficiency float64 `yaml:"fp8_expert_bandwidth_efficiency,omitempty" json:"fp8_expert_bandwidth_efficiency,omitempty" coef:"efficiency,optional"`
+	FP8ExpertComputeEfficiency   float64 `yaml:"fp8_expert_compute_efficiency,omitempty" json:"fp8_expert_compute_efficiency,omitempty" coef:"efficiency,optional"`
 	// INT4ExpertBandwidthEfficiency and INT4ExpertComputeEfficiency are the
 	// same for INT4 weight-only experts (compressed-tensors W4A16, Kimi-K2),
 	// whose grouped GEMMs dequantise in the kernel and multiply in bf16
 	// (Marlin MoE, vllm/model_executor/layers/fused_moe/fused_marlin_moe.py;
 	// FlashInfer's W4A16 MoE on Blackwell, VLLM_USE_FLASHINFER_MOE_INT4);
 	// 0 means the expert efficiencies above.
-	INT4ExpertBandwidthEfficiency float64 `yaml:"int4_expert_bandwidth_efficiency,omitempty" json:"int4_expert_bandwidth_efficiency,omitempty"`
-	INT4ExpertComputeEfficiency   float64 `yaml:"int4_expert_compute_efficiency,omitempty" json:"int4_expert_compute_efficiency,omitempty"`
+	INT4ExpertBandwidthEfficiency float64 `yaml:"int4_expert_bandwidth_efficiency,omitempty" json:"int4_expert_bandwidth_efficiency,omitempty" coef:"efficiency,optional"`
+	INT4ExpertComputeEfficiency   float64 `yaml:"int4_expert_compute_efficiency,omitempty" json:"int4_expert_compute_efficiency,omitempty" coef:"efficiency,optional"`
 	// ActivationIOPerLayer is how many times a layer's element-wise work
 	// (norms, rotary, activation, residual adds, quantisation of
 	// activations) reads or writes each token's hidden state: memory
 	// traffic of ActivationIOPerLayer × hidden × 2 bytes a token a layer.
-	ActivationIOPerLayer float64 `yaml:"activation_io_per_layer" json:"activation_io_per_layer"`
+	ActivationIOPerLayer float64 `yaml:"activation_io_per_layer" json:"activation_io_per_layer" coef:"overhead,scale=10"`
 	// APIRequestOverheadMs is the API server's own time per request, in
 	// milliseconds: HTTP, request processing, and streaming the first and
 	// last chunks; the client's TTFT and E2E include it, the engine's do not.
-	APIRequestOverheadMs float64 `yaml:"api_request_overhead_ms" json:"api_request_overhead_ms"`
+	APIRequestOverheadMs float64 `yaml:"api_request_overhead_ms" json:"api_request_overhead_ms" coef:"overhead,api,scale=10"`
 	// APIPromptTokenUs is the API server's time per prompt token before the
 	// engine sees the request (tokenisation), in microseconds.
-	APIPromptTokenUs float64 `yaml:"api_prompt_token_us" json:"api_prompt_token_us"`
+	APIPromptTokenUs float64 `yaml:"api_prompt_token_us" json:"api_prompt_token_us" coef:"overhead,api,scale=5"`
 	// APIServerCPUMs is the API server process's own work per request, in
 	// milliseconds of one process (chat template, request validation, the
 	// Python side of tokenisation and of streaming): the requests in the
 	// server share its processes (--api-server-count), so a burst waits for
 	// the whole burst's work. Alone, a request's work overlaps the two
 	// latencies above; it shows only when requests queue.
-	APIServerCPUMs float64 `yaml:"api_server_cpu_ms" json:"api_server_cpu_ms"`
+	APIServerCPUMs float64 `yaml:"api_server_cpu_ms" json:"api_server_cpu_ms" coef:"overhead,api,scale=10"`
 	// HarmonyAPIServerCPUMs is the same for a model whose chat format is
 	// OpenAI's Harmony (gpt-oss), which vLLM renders with the openai_harmony
 	// library instead of the checkpoint's Jinja chat template
 	// (vllm/entrypoints/openai/serving_chat.py use_harmony); 0 means
 	// APIServerCPUMs.
-	HarmonyAPIServerCPUMs float64 `yaml:"api_server_harmony_cpu_ms,omitempty" json:"api_server_harmony_cpu_ms,omitempty"`
+	HarmonyAPIServerCPUMs float64 `yaml:"api_server_harmony_cpu_ms,omitempty" json:"api_server_harmony_cpu_ms,omitempty" coef:"overhead,api,scale=10"`
 }

@@ -10,49 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// StepField is one coefficient of StepCoefficients: its YAML key and where
-// it lives, so that code which treats every coefficient alike (Merge,
-// calibration) does not list them again.
-type StepField struct {
-	Key   string
-	Value func(*StepCoefficients) *float64
-}
-
-// StepFields lists the coefficients in the struct's order.
-var StepFields = []StepField{
-	{"weight_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.WeightBandwidthEfficiency }},
-	{"kv_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.KVBandwidthEfficiency }},
-	{"fp8_kv_read_penalty", func(s *StepCoefficients) *float64 { return &s.FP8KVReadPenalty }},
-	{"compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ComputeEfficiency }},
-	{"attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.AttentionComputeEfficiency }},
-	{"triton_attention_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.TritonAttentionComputeEfficiency }},
-	{"block_fp8_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.BlockFP8ComputeEfficiency }},
-	{"step_overhead_ms", func(s *StepCoefficients) *float64 { return &s.StepOverheadMs }},
-	{"per_request_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerRequestOverheadUs }},
-	{"per_request_gpu_us", func(s *StepCoefficients) *float64 { return &s.PerRequestGPUUs }},
-	{"interconnect_efficiency", func(s *StepCoefficients) *float64 { return &s.InterconnectEfficiency }},
-	{"host_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostAllReduceEfficiency }},
-	{"network_efficiency", func(s *StepCoefficients) *float64 { return &s.NetworkEfficiency }},
-	{"all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.AllReduceLatencyUs }},
-	{"host_all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.HostAllReduceLatencyUs }},
-	{"host_small_all_reduce_efficiency", func(s *StepCoefficients) *float64 { return &s.HostSmallAllReduceEfficiency }},
-	{"host_small_all_reduce_latency_us", func(s *StepCoefficients) *float64 { return &s.HostSmallAllReduceLatencyUs }},
-	{"per_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.PerLayerOverheadUs }},
-	{"moe_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MoELayerOverheadUs }},
-	{"mla_layer_overhead_us", func(s *StepCoefficients) *float64 { return &s.MLALayerOverheadUs }},
-	{"expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertBandwidthEfficiency }},
-	{"expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.ExpertComputeEfficiency }},
-	{"fp8_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertBandwidthEfficiency }},
-	{"fp8_expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.FP8ExpertComputeEfficiency }},
-	{"int4_expert_bandwidth_efficiency", func(s *StepCoefficients) *float64 { return &s.INT4ExpertBandwidthEfficiency }},
-	{"int4_expert_compute_efficiency", func(s *StepCoefficients) *float64 { return &s.INT4ExpertComputeEfficiency }},
-	{"activation_io_per_layer", func(s *StepCoefficients) *float64 { return &s.ActivationIOPerLayer }},
-	{"api_request_overhead_ms", func(s *StepCoefficients) *float64 { return &s.APIRequestOverheadMs }},
-	{"api_prompt_token_us", func(s *StepCoefficients) *float64 { return &s.APIPromptTokenUs }},
-	{"api_server_cpu_ms", func(s *StepCoefficients) *float64 { return &s.APIServerCPUMs }},
-	{"api_server_harmony_cpu_ms", func(s *StepCoefficients) *float64 { return &s.HarmonyAPIServerCPUMs }},
-}
-
 // Merge returns s with every non-zero field of override in place of its own.
 // Zero means "not set" in an override (a --step-model file lists only the
 // knobs it tunes), so an override cannot set a coefficient to exactly zero;

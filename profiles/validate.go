@@ -43,60 +43,13 @@ func (s StepCoefficients) Validate() error { return errors.Join(s.problems(false
 // problems checks the coefficients; with partial set, a zero field means
 // "not set" (an override file) and is accepted.
 func (s StepCoefficients) problems(partial bool, prefix string) []error {
-	var p checker
-	fraction := func(key string, v float64) {
-		if partial && v == 0 {
-			return
-		}
-		if !(v > 0 && v <= 1) {
-			p.addf("%s%s must be in (0, 1], got %v", prefix, key, v)
+	var errs []error
+	for _, f := range StepFields {
+		if e := f.problem(prefix+f.Key, *f.Value(&s), partial); e != nil {
+			errs = append(errs, e)
 		}
 	}
-	// optional is a fraction whose 0 means "unset, take another's" even in
-	// a complete profile.
-	optional := func(key string, v float64) {
-		if v != 0 {
-			fraction(key, v)
-		}
-	}
-	positive := func(key string, v float64) {
-		if partial && v == 0 {
-			return
-		}
-		p.positive(prefix+key, v)
-	}
-	fraction("weight_bandwidth_efficiency", s.WeightBandwidthEfficiency)
-	fraction("kv_bandwidth_efficiency", s.KVBandwidthEfficiency)
-	positive("fp8_kv_read_penalty", s.FP8KVReadPenalty)
-	fraction("compute_efficiency", s.ComputeEfficiency)
-	fraction("attention_compute_efficiency", s.AttentionComputeEfficiency)
-	optional("triton_attention_compute_efficiency", s.TritonAttentionComputeEfficiency)
-	p.nonNegative(prefix+"step_overhead_ms", s.StepOverheadMs)
-	p.nonNegative(prefix+"per_request_overhead_us", s.PerRequestOverheadUs)
-	p.nonNegative(prefix+"per_request_gpu_us", s.PerRequestGPUUs)
-	fraction("interconnect_efficiency", s.InterconnectEfficiency)
-	optional("host_all_reduce_efficiency", s.HostAllReduceEfficiency)
-	optional("network_efficiency", s.NetworkEfficiency)
-	p.nonNegative(prefix+"all_reduce_latency_us", s.AllReduceLatencyUs)
-	p.nonNegative(prefix+"host_all_reduce_latency_us", s.HostAllReduceLatencyUs)
-	optional("host_small_all_reduce_efficiency", s.HostSmallAllReduceEfficiency)
-	p.nonNegative(prefix+"host_small_all_reduce_latency_us", s.HostSmallAllReduceLatencyUs)
-	p.nonNegative(prefix+"per_layer_overhead_us", s.PerLayerOverheadUs)
-	p.nonNegative(prefix+"moe_layer_overhead_us", s.MoELayerOverheadUs)
-	p.nonNegative(prefix+"mla_layer_overhead_us", s.MLALayerOverheadUs)
-	optional("expert_bandwidth_efficiency", s.ExpertBandwidthEfficiency)
-	optional("expert_compute_efficiency", s.ExpertComputeEfficiency)
-	optional("fp8_expert_bandwidth_efficiency", s.FP8ExpertBandwidthEfficiency)
-	optional("fp8_expert_compute_efficiency", s.FP8ExpertComputeEfficiency)
-	optional("block_fp8_compute_efficiency", s.BlockFP8ComputeEfficiency)
-	optional("int4_expert_bandwidth_efficiency", s.INT4ExpertBandwidthEfficiency)
-	optional("int4_expert_compute_efficiency", s.INT4ExpertComputeEfficiency)
-	p.nonNegative(prefix+"activation_io_per_layer", s.ActivationIOPerLayer)
-	p.nonNegative(prefix+"api_request_overhead_ms", s.APIRequestOverheadMs)
-	p.nonNegative(prefix+"api_prompt_token_us", s.APIPromptTokenUs)
-	p.nonNegative(prefix+"api_server_cpu_ms", s.APIServerCPUMs)
-	p.nonNegative(prefix+"api_server_harmony_cpu_ms", s.HarmonyAPIServerCPUMs)
-	return p.errs
+	return errs
 }
 
 // Validate reports every problem of the model profile.

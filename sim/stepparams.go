@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"strings"
-
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -20,20 +18,19 @@ type StepParam struct {
 	Field   func(*profiles.StepCoefficients) *float64
 }
 
-// StepParams are the fittable step-time coefficients: every one of
-// profiles.StepFields but fp8_kv_read_penalty, which multiplies
-// kv_bandwidth_efficiency's term, so that only their product is
-// identifiable, and the API server's coefficients, which are not part of a
-// step (frontend.go).
+// StepParams are the fittable step-time coefficients: the fields of
+// profiles.StepCoefficients whose role is profiles.FitStep. Left out are
+// fp8_kv_read_penalty, which multiplies kv_bandwidth_efficiency's term, so
+// that only their product is identifiable, and the API server's
+// coefficients, which are not part of a step (frontend.go).
 var StepParams = stepParams()
 
 func stepParams() []StepParam {
 	var ps []StepParam
 	for _, f := range profiles.StepFields {
-		if f.Key == "fp8_kv_read_penalty" || strings.HasPrefix(f.Key, "api_") {
-			continue
+		if f.Fit == profiles.FitStep {
+			ps = append(ps, StepParam{f.Key, f.Inverse(), f.Value})
 		}
-		ps = append(ps, StepParam{f.Key, strings.HasSuffix(f.Key, "_efficiency"), f.Value})
 	}
 	return ps
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/fidelity"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/internal/progress"
@@ -15,7 +16,7 @@ import (
 type calibrateOptions struct {
 	dep    deploymentFlags
 	fit    []string
-	file   verify.CalibrationFile // --out, --write-anyway
+	file   calibrate.File // --out, --write-anyway
 	output string
 	corpus string   // --corpus: fit per GPU generation on the measurement corpus instead
 	hold   []string // --hold: with --corpus, coefficients kept at the profile's
@@ -66,12 +67,12 @@ by make refit when the corpus grows.`,
 	}
 	fs := cmd.Flags()
 	o.dep.register(fs)
-	fs.StringSliceVar(&o.fit, "fit", verify.DefaultFit, "coefficients to fit (the others stay as the GPU profile and --step-model have them)")
+	fs.StringSliceVar(&o.fit, "fit", calibrate.DefaultFit, "coefficients to fit (the others stay as the GPU profile and --step-model have them)")
 	fs.StringVar(&o.file.Path, "out", "thinkcap-calibration.yaml", "the --step-model file to write")
 	fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 	fs.BoolVar(&o.file.Anyway, "write-anyway", false, "write --out even when the calibration does not improve the held-out error")
 	fs.StringVar(&o.corpus, "corpus", "", "fit per GPU generation on this directory of corpus records (testdata/measured) instead of run directories")
-	fs.StringSliceVar(&o.hold, "hold", fidelity.DefaultHold, "with --corpus: coefficients kept at the GPU profile's value")
+	fs.StringSliceVar(&o.hold, "hold", calibrate.DefaultHold, "with --corpus: coefficients kept at the GPU profile's value")
 	return cmd
 }
 
@@ -136,7 +137,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, dirs []string) error 
 		return err
 	}
 	bar := progress.New(cmd.ErrOrStderr(), "calibrate").Counting("fits")
-	c, err := verify.Calibrate(cfgs, runs, o.fit, bar.Update)
+	c, err := calibrate.Calibrate(verify.Observations(cfgs, runs), o.fit, bar.Update)
 	bar.Done()
 	if err != nil {
 		return err

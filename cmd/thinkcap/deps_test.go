@@ -29,10 +29,13 @@ var allowedImports = map[string][]string{
 	"loadgen":         {"workload", "loadgen/vllmapi", "internal/buildinfo", "internal/histogram", "internal/splitmix"},
 	"loadgen/vllmapi": {"internal/jsonscan"},
 	"emulator":        {"sim", "workload", "profiles", "loadgen/vllmapi", "internal/inputerr"},
-	"fidelity":        {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
+	"fidelity":        {"calibrate", "sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
 	"size":            {"sim", "scenario", "workload", "profiles", "analysis", "logstats", "report", "internal/inputerr"},
-	"verify":          {"sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
-	"loadtest":        {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
+	// calibrate owns the fit of the step coefficients; verify's run
+	// directories and fidelity's corpus both feed it.
+	"calibrate": {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
+	"verify":    {"calibrate", "sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
+	"loadtest":  {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
 	// logstatstest holds records the tests of logstats and report share.
 	"logstats/logstatstest": {"workload"},
 	// buildinfo is a leaf: the version string of the running binary.

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/emulator"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -108,7 +109,7 @@ func TestCalibrateAndVerifyAgainstServe(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate: exit %d\n%s", code, errOut)
 	}
-	var c verify.Calibration
+	var c calibrate.Calibration
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
 	}

@@ -1,22 +1,19 @@
-package verify
+package calibrate
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/thinkcap/thinkcap/internal/inputerr"
-	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
-// CalibrationFile is calibrate's --out: the --step-model file, written
-// when the calibration improves the held-out error, or Anyway
+// File is calibrate's --out for run directories: the --step-model file,
+// written when the calibration improves the held-out error, or Anyway
 // (--write-anyway).
-type CalibrationFile struct {
+type File struct {
 	Path   string
 	Anyway bool
 	// Written is set by Write.
@@ -25,7 +22,7 @@ type CalibrationFile struct {
 
 // Write writes c's fitted coefficients to Path when it should, headed by
 // what they were fitted to: cfg's model and GPU, the runs in dirs.
-func (f *CalibrationFile) Write(c *Calibration, cfg sim.Config, dirs []string) error {
+func (f *File) Write(c *Calibration, cfg sim.Config, dirs []string) error {
 	if !c.Improved && !f.Anyway {
 		return nil
 	}
@@ -35,12 +32,12 @@ func (f *CalibrationFile) Write(c *Calibration, cfg sim.Config, dirs []string) e
 	}
 	head := fmt.Sprintf("thinkcap calibrate, %s: step-time coefficients of %s on %s, fitted to %s.\nUse with --step-model in simulate, size, serve and verify.",
 		time.Now().UTC().Format("2006-01-02"), cfg.Model.Name, cfg.GPU.Name, strings.Join(bases, ", "))
-	data, err := profiles.EncodeStepCoefficients(c.After, head)
+	data, err := StepModelFile(c.After, head)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(f.Path, data, 0o644); err != nil {
-		return inputerr.Field("Out", err)
+	if err := WriteFile(f.Path, data); err != nil {
+		return err
 	}
 	f.Written = true
 	return nil
@@ -48,7 +45,7 @@ func (f *CalibrationFile) Write(c *Calibration, cfg sim.Config, dirs []string) e
 
 // WriteTable prints the runs' notes, the calibration table and where the
 // file went: calibrate's table.
-func (f *CalibrationFile) WriteTable(w io.Writer, c *Calibration) error {
+func (f *File) WriteTable(w io.Writer, c *Calibration) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -63,7 +60,7 @@ func (f *CalibrationFile) WriteTable(w io.Writer, c *Calibration) error {
 
 // Verdict is nil when the file was written, else the error of a
 // calibration that does not improve (a command exits 1 on it).
-func (f *CalibrationFile) Verdict() error {
+func (f *File) Verdict() error {
 	if !f.Written {
 		return fmt.Errorf("calibration not written to %s: it does not improve the held-out error (--write-anyway writes it)", f.Path)
 	}

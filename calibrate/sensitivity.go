@@ -1,4 +1,4 @@
-package verify
+package calibrate
 
 import (
 	"github.com/thinkcap/thinkcap/sim"

@@ -1,4 +1,4 @@
-package verify
+package calibrate
 
 import (
 	"fmt"
@@ -16,17 +16,11 @@ import (
 // maximum binds and the step clock, so the fit is repeated with the new
 // coefficients until they settle. Then it measures, per run, the time TTFT
 // has beyond the engine's steps.
-func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick requestFilter) (*Calibration, error) {
-	before := cfgs[use[0]].Step
-	p := params(before)
+func fitRuns(obs []Observation, use []int, free []bool, pick requestFilter) (*Calibration, error) {
+	before := obs[use[0]].Config.Step
+	p := ParamsOf(before)
 	c := &Calibration{Before: before}
-	K := len(coefficients)
-	lower := make([]float64, K)
-	for k, co := range coefficients {
-		if co.Inverse {
-			lower[k] = 1 // an efficiency is at most 1
-		}
-	}
+	K := len(Params)
 	type span struct {
 		run, req int
 		y        float64
@@ -34,7 +28,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	var spans []span
 	recs := map[int]*reconstruction{}
 	for _, i := range use {
-		rec, measured, err := newReconstruction(cfgs[i], runs[i])
+		rec, measured, err := newReconstruction(&obs[i])
 		if err != nil {
 			return nil, err
 		}
@@ -50,13 +44,13 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	}
 	c.Requests = len(spans)
 	if c.Requests < minSpans {
-		return nil, fmt.Errorf("%w: %d decode spans untouched by preemption in %s, want %d or more", errTooFew, c.Requests, runNames(runs, use), minSpans)
+		return nil, fmt.Errorf("%w: %d decode spans untouched by preemption in %s, want %d or more", errTooFew, c.Requests, runNames(obs, use), minSpans)
 	}
 	grads := map[int]*stepGradient{}
 	setModels := func() error {
 		for _, i := range use {
-			cfg := cfgs[i]
-			cfg.Step = withParams(cfg.Step, p)
+			cfg := obs[i].Config
+			cfg.Step = WithParams(cfg.Step, p)
 			g, err := newStepGradient(cfg)
 			if err != nil {
 				return fmt.Errorf("calibrate: %w", err)
@@ -70,8 +64,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		if err := setModels(); err != nil {
 			return nil, err
 		}
-		rows := make([][]float64, 0, len(spans))
-		rhs := make([]float64, 0, len(spans))
+		rows := make([]Row, 0, len(spans))
 		share := make([]float64, K)
 		total := 0.0
 		for _, sp := range spans {
@@ -85,19 +78,19 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 				share[k] += math.Abs(g[k] * p[k])
 				total += math.Abs(g[k] * p[k])
 			}
-			rows, rhs = append(rows, row), append(rhs, 1)
+			rows = append(rows, Row{A: row, B: 1, W: 1})
 		}
 		// A coefficient whose terms are under 0.5% of the engine time the
 		// runs saw cannot be fitted from them: keep it.
 		c.Kept = map[string]string{}
 		fitFree := append([]bool(nil), free...)
-		for k, co := range coefficients {
+		for k, co := range Params {
 			if free[k] && share[k] < 0.005*total {
 				fitFree[k] = false
-				c.Kept[co.Name] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
+				c.Kept[co.Key] = fmt.Sprintf("%.2f%% of the engine time", 100*share[k]/max(total, 1e-300))
 			}
 		}
-		x, err := analysis.LeastSquaresBounded(rows, rhs, p, lower, fitFree)
+		x, err := Solver{}.Solve(rows, p, p, fitFree)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
@@ -116,15 +109,15 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 	}
 	c.Iterations = min(c.Iterations, maxIterations)
 	c.Fitted = nil
-	for k, co := range coefficients {
+	for k, co := range Params {
 		if free[k] {
-			if _, kept := c.Kept[co.Name]; !kept {
-				c.Fitted = append(c.Fitted, co.Name)
+			if _, kept := c.Kept[co.Key]; !kept {
+				c.Fitted = append(c.Fitted, co.Key)
 			}
 		}
 	}
 	c.After = fittedCoefficients(before, p, c.Fitted)
-	copy(p, params(c.After))
+	copy(p, ParamsOf(c.After))
 	// What TTFT has beyond the engine: the median, over requests scheduled
 	// on arrival, of measured TTFT less the rebuilt steps at the fit.
 	if err := setModels(); err != nil {
@@ -146,7 +139,7 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 		}
 		if len(excess) > 0 {
 			sort.Float64s(excess)
-			c.APIOverheadS[runs[i].Dir] = analysis.Quantile(excess, 0.5)
+			c.APIOverheadS[obs[i].Name] = analysis.Quantile(excess, 0.5)
 		}
 	}
 	return c, nil
@@ -154,9 +147,10 @@ func fitRuns(cfgs []sim.Config, runs []*Run, use []int, free []bool, pick reques
 
 // newReconstruction rebuilds a run's batches (see reconstruction). measured
 // gives, for each of its requests, the position among the run's measured
-// replayed requests (the index PredictedResults and MeasuredResults use),
-// or -1 for a warm-up request.
-func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
+// requests (the index Observation.Predict's results use), or -1 for a
+// warm-up request.
+func newReconstruction(o *Observation) (*reconstruction, []int, error) {
+	cfg := o.Config
 	if err := cfg.Resolve(); err != nil {
 		return nil, nil, err
 	}
@@ -173,13 +167,10 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 	var measured []int
 	replicas := max(cfg.Replicas, 1)
 	ordinal, n := 0, 0
-	for i := range r.Results {
-		res := &r.Results[i]
-		if !replayed(res) {
-			continue
-		}
+	for i := range o.Requests {
+		res := &o.Requests[i]
 		pos := -1
-		if r.Measured[i] {
+		if o.Measured[i] {
 			pos = ordinal
 			ordinal++
 		}
@@ -199,6 +190,6 @@ func newReconstruction(cfg sim.Config, r *Run) (*reconstruction, []int, error) {
 		measured = append(measured, pos)
 	}
 	rec.indexRequests()
-	rec.timeline = runTimeline(r.Timeline)
+	rec.timeline = o.Timeline
 	return rec, measured, nil
 }

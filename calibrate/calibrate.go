@@ -1,4 +1,4 @@
-package verify
+package calibrate
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
-	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -76,16 +75,16 @@ const (
 // errTooFew is a fit without enough data.
 var errTooFew = errors.New("calibrate: too few requests to fit")
 
-func runNames(runs []*Run, use []int) string {
+func runNames(obs []Observation, use []int) string {
 	names := make([]string, len(use))
 	for k, i := range use {
-		names[k] = runs[i].Dir
+		names[k] = obs[i].Name
 	}
 	return strings.Join(names, ", ")
 }
 
 // Calibrate fits the coefficients named in fit (DefaultFit when empty) to
-// the runs, each set up as cfgs[i] for runs[i] (by Configure). The data are
+// the observed runs, each set up as its Config. The data are
 // the measured requests' decode spans, first token to last: a sum of the
 // engine steps the request decoded in, each a roofline whose terms are
 // linear in the parameters (see coefficient), over batches rebuilt from
@@ -98,11 +97,11 @@ func runNames(runs []*Run, use []int) string {
 //
 // progress, if set, is told of the fits done (the fit on every run, then
 // one per held-out fold).
-func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done, total int)) (*Calibration, error) {
-	if len(runs) == 0 || len(cfgs) != len(runs) {
-		return nil, errors.New("calibrate: need one configuration per run")
+func Calibrate(obs []Observation, fit []string, progress func(done, total int)) (*Calibration, error) {
+	if len(obs) == 0 {
+		return nil, errors.New("calibrate: no runs to fit")
 	}
-	folds := len(runs) // one held-out fold per run (one run: its odd half)
+	folds := len(obs) // one held-out fold per run (one run: its odd half)
 	report := func(done int) {
 		if progress != nil {
 			progress(done, 1+folds)
@@ -111,33 +110,33 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done,
 	if len(fit) == 0 {
 		fit = DefaultFit
 	}
-	free, err := parseFit(fit)
+	free, err := ParseNames(fit, profiles.FitStep)
 	if err != nil {
 		return nil, inputerr.Field("Fit", err)
 	}
-	all := make([]int, len(runs))
-	for i := range runs {
+	all := make([]int, len(obs))
+	for i := range obs {
 		all[i] = i
 	}
-	c, err := fitRuns(cfgs, runs, all, free, nil)
+	c, err := fitRuns(obs, all, free, nil)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range runs {
-		for _, n := range r.State.Notes {
-			c.Notes = append(c.Notes, r.Dir+": "+n)
+	for _, o := range obs {
+		for _, n := range o.Notes {
+			c.Notes = append(c.Notes, o.Name+": "+n)
 		}
 	}
 	defer c.judge()
 	report(1)
 	// Held out: each run against a fit of the others; one run: its odd
 	// requests against a fit of its even ones.
-	if len(runs) == 1 {
-		half, err := fitRuns(cfgs, runs, all, free, evenRequests)
+	if len(obs) == 1 {
+		half, err := fitRuns(obs, all, free, evenRequests)
 		if err != nil {
 			return nil, err
 		}
-		h, err := heldOut(cfgs[0], runs[0], c.Before, half.After, oddRequests)
+		h, err := heldOut(&obs[0], c.Before, half.After, oddRequests)
 		if err != nil {
 			return nil, err
 		}
@@ -146,23 +145,23 @@ func Calibrate(cfgs []sim.Config, runs []*Run, fit []string, progress func(done,
 		report(2)
 		return c, nil
 	}
-	for j := range runs {
+	for j := range obs {
 		var others []int
-		for i := range runs {
+		for i := range obs {
 			if i != j {
 				others = append(others, i)
 			}
 		}
-		part, err := fitRuns(cfgs, runs, others, free, nil)
+		part, err := fitRuns(obs, others, free, nil)
 		report(2 + j)
 		if errors.Is(err, errTooFew) {
-			c.HeldOut = append(c.HeldOut, HeldOut{Run: runs[j].Dir, Skipped: err.Error()})
+			c.HeldOut = append(c.HeldOut, HeldOut{Run: obs[j].Name, Skipped: err.Error()})
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		h, err := heldOut(cfgs[j], runs[j], c.Before, part.After, nil)
+		h, err := heldOut(&obs[j], c.Before, part.After, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -180,19 +179,17 @@ func oddRequests(i int) bool  { return i%2 == 1 }
 
 // heldOut measures the error on a run (its requests pick chooses) with the
 // coefficients before and after.
-func heldOut(cfg sim.Config, r *Run, before, after profiles.StepCoefficients, pick requestFilter) (HeldOut, error) {
-	h := HeldOut{Run: r.Dir}
+func heldOut(o *Observation, before, after profiles.StepCoefficients, pick requestFilter) (HeldOut, error) {
+	h := HeldOut{Run: o.Name}
 	for _, side := range []struct {
 		step profiles.StepCoefficients
 		dst  *MAPE
 	}{{before, &h.Before}, {after, &h.After}} {
-		c := cfg
-		c.Step = side.step
-		p, err := Predict(c, r)
+		pred, meas, err := o.Predict(side.step)
 		if err != nil {
 			return h, err
 		}
-		*side.dst, h.Requests = mape(p.PredictedResults, p.MeasuredResults, pick)
+		*side.dst, h.Requests = mape(pred, meas, pick)
 	}
 	return h, nil
 }

@@ -1,4 +1,4 @@
-package verify
+package calibrate_test
 
 import (
 	"math"
@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/verify"
 )
 
 // TestReconstructedSpansMatchTheEngine: the step time is homogeneous of
@@ -28,27 +30,10 @@ func TestReconstructedSpansMatchTheEngine(t *testing.T) {
 		cfg := testConfig(t)
 		cfg.Replicas = replicas
 		run := simulatedRun(t, cfg, testTraffic(t, 300, 8*float64(replicas), 1), "sim")
-		rec, _, err := newReconstruction(cfg, run)
+		o := verify.Observe(cfg, run)
+		errs, err := calibrate.DecodeSpanErrors(&o)
 		if err != nil {
 			t.Fatal(err)
-		}
-		g, err := newStepGradient(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.buildClocks(g.base)
-		p := params(cfg.Step)
-		var errs []float64
-		for i, q := range rec.reqs {
-			out := make([]float64, len(p))
-			if !rec.decodeSpan(i, g, out) {
-				continue
-			}
-			predicted := 0.0
-			for k := range p {
-				predicted += p[k] * out[k]
-			}
-			errs = append(errs, (predicted-(q.end-q.first))/(q.end-q.first))
 		}
 		if len(errs) < 250 {
 			t.Fatalf("%d replicas: only %d decode spans rebuilt", replicas, len(errs))
@@ -77,11 +62,11 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 	truth.PerLayerOverheadUs = 45
 	server := cfg
 	server.Step = truth
-	runs := []*Run{
+	runs := []*verify.Run{
 		simulatedRun(t, server, testTraffic(t, 300, 2, 1), "a"),
 		simulatedRun(t, server, testTraffic(t, 300, 12, 2), "b"),
 	}
-	c, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil, nil)
+	c, err := calibrate.Calibrate(verify.Observations([]sim.Config{cfg, cfg}, runs), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +95,11 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 // so instead of passing for an improvement.
 func TestCalibrateNoImprovement(t *testing.T) {
 	cfg := testConfig(t)
-	runs := []*Run{
+	runs := []*verify.Run{
 		simulatedRun(t, cfg, testTraffic(t, 200, 2, 1), "a"),
 		simulatedRun(t, cfg, testTraffic(t, 200, 12, 2), "b"),
 	}
-	c, err := Calibrate([]sim.Config{cfg, cfg}, runs, nil, nil)
+	c, err := calibrate.Calibrate(verify.Observations([]sim.Config{cfg, cfg}, runs), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +117,8 @@ func TestCalibrateRoundsCoefficients(t *testing.T) {
 	server := cfg
 	server.Step.KVBandwidthEfficiency, server.Step.ComputeEfficiency, server.Step.StepOverheadMs = 0.62, 0.42, 2.3
 	run := simulatedRun(t, server, testTraffic(t, 200, 6, 3), "a")
-	c, err := Calibrate([]sim.Config{cfg}, []*Run{run}, nil, nil)
+	obs := verify.Observe(cfg, run)
+	c, err := calibrate.Calibrate([]calibrate.Observation{obs}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +147,11 @@ func TestCalibrateRoundsCoefficients(t *testing.T) {
 	}
 	// The held-out error was measured with the rounded coefficients: the
 	// file reproduces it.
-	h, err := heldOut(cfg, run, c.Before, back, nil)
+	h, err := calibrate.HeldOutOf(&obs, c.Before, back, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full, err := heldOut(cfg, run, c.Before, c.After, nil); err != nil || h.After != full.After {
+	if full, err := calibrate.HeldOutOf(&obs, c.Before, c.After, nil); err != nil || h.After != full.After {
 		t.Errorf("held out with the file %+v, with the calibration %+v (%v)", h.After, full.After, err)
 	}
 }

@@ -1,4 +1,4 @@
-package verify
+package calibrate
 
 import (
 	"math"
@@ -36,7 +36,7 @@ type reconstruction struct {
 	k      int     // speculative drafts per decoding request
 	al     float64 // tokens per decode step (mean acceptance length)
 	// timeline is the scraped server state, to tell when requests queued.
-	timeline []Point
+	timeline []Gauge
 	// clocks count each replica's steps (buildClocks); without them tokens
 	// are taken as evenly spaced in time.
 	clocks []*stepClock

@@ -1,4 +1,4 @@
-package verify
+package calibrate
 
 import (
 	"fmt"
@@ -19,21 +19,23 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		fitted[n] = true
 	}
 	t := report.NewLabeledTable(w, 2, "coefficient", "", "before", "after", "change")
-	b, a := params(c.Before), params(c.After)
-	for k, co := range coefficients {
-		before, after := *co.Field(&c.Before), *co.Field(&c.After)
+	b, a := ParamsOf(c.Before), ParamsOf(c.After)
+	// The step model's coefficients: the decode spans a run directory's
+	// fit learns from see no API server term.
+	for k, co := range Params[:NStep] {
+		before, after := *co.Value(&c.Before), *co.Value(&c.After)
 		status := "kept"
 		switch {
-		case fitted[co.Name]:
+		case fitted[co.Key]:
 			status = "fitted"
-		case c.Kept[co.Name] != "":
-			status = "kept: " + c.Kept[co.Name]
+		case c.Kept[co.Key] != "":
+			status = "kept: " + c.Kept[co.Key]
 		}
 		change := "-"
 		if b[k] != 0 && a[k] != b[k] {
 			change = fmt.Sprintf("%+.1f%%", 100*(after-before)/before)
 		}
-		if err := t.Append([]string{co.Name, status, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change}); err != nil {
+		if err := t.Append([]string{co.Key, status, strconv.FormatFloat(before, 'g', 4, 64), strconv.FormatFloat(after, 'g', 4, 64), change}); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,38 @@
+package calibrate
+
+import (
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/sim"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// Observation is one measured deployment a fit learns from: how it was
+// configured and what it measured. A load test's run directory (verify
+// builds it) gives every request's timings and the server's scraped
+// gauges, from which the fit rebuilds the batches the engine ran.
+type Observation struct {
+	// Name says where the measurement comes from (a run directory).
+	Name string
+	// Config is the deployment as the server ran it.
+	Config sim.Config
+	// Requests are the requests the server generated output for, in issue
+	// order, with their measured timings in server time.
+	Requests []workload.Result
+	// Measured marks the Requests measured (not warm-up): held-out errors
+	// are over these, indexed in their order.
+	Measured []bool
+	// Timeline is the server's scraped state: when requests waited and
+	// when preemptions happened (a NaN cell: not exposed).
+	Timeline []Gauge
+	// Notes are the measurement's own notes (a run that ended early).
+	Notes []string
+	// Predict replays the measurement at other step coefficients and
+	// returns its measured requests' results, predicted and measured,
+	// aligned; calibrate uses it for the held-out error.
+	Predict func(step profiles.StepCoefficients) (predicted, measured []workload.Result, err error)
+}
+
+// Gauge is the server's state at one time, as its /metrics showed it.
+type Gauge struct {
+	TimeS, Waiting, Preemptions float64
+}

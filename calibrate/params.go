@@ -1,0 +1,101 @@
+package calibrate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// A Param is one coefficient a fit moves, as profiles.StepFields declares
+// it: the step model's (sim.StepParams) first, then the API server's, which
+// add to the client's TTFT outside any engine step.
+type Param = profiles.StepField
+
+// Params are every fittable coefficient, the step model's first (in
+// sim.StepParams' order, so that a step gradient fills their prefix) and
+// the API server's after them.
+var Params = func() []Param {
+	var step, api []Param
+	for _, f := range profiles.StepFields {
+		switch f.Fit {
+		case profiles.FitStep:
+			step = append(step, f)
+		case profiles.FitAPI:
+			api = append(api, f)
+		}
+	}
+	return append(step, api...)
+}()
+
+// NStep is how many of Params are the step model's.
+var NStep = slices.IndexFunc(Params, func(p Param) bool { return p.Fit != profiles.FitStep })
+
+// Index is the position of the coefficient named key in Params, or -1.
+func Index(key string) int {
+	return slices.IndexFunc(Params, func(p Param) bool { return p.Key == key })
+}
+
+// ParamsOf is s as fit parameters, in Params' order: an efficiency's
+// inverse (the step time is proportional to it), an overhead itself.
+func ParamsOf(s profiles.StepCoefficients) []float64 {
+	out := make([]float64, len(Params))
+	for k, p := range Params {
+		v := *p.Value(&s)
+		if p.Inverse() && v > 0 {
+			v = 1 / v
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// WithParams is s with the fit parameters x (Params' order) set.
+func WithParams(s profiles.StepCoefficients, x []float64) profiles.StepCoefficients {
+	for k, p := range Params {
+		v := x[k]
+		if p.Inverse() && v > 0 {
+			v = 1 / v
+		}
+		*p.Value(&s) = v
+	}
+	return s
+}
+
+// lowerBounds are the parameters' least values (Param.Lower).
+func lowerBounds() []float64 {
+	lower := make([]float64, len(Params))
+	for k, p := range Params {
+		lower[k] = p.Lower()
+	}
+	return lower
+}
+
+// ParseNames marks the coefficients named (flag values) among Params of
+// the roles given; an unknown name is an error listing the valid ones.
+func ParseNames(names []string, roles ...profiles.FitRole) ([]bool, error) {
+	marked := make([]bool, len(Params))
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		k := Index(n)
+		if k < 0 || !slices.Contains(roles, Params[k].Fit) {
+			return nil, fmt.Errorf("unknown coefficient %q (valid: %s)", n, validNames(roles))
+		}
+		marked[k] = true
+	}
+	return marked, nil
+}
+
+// validNames lists the coefficients of the roles, sorted and comma-separated.
+func validNames(roles []profiles.FitRole) string {
+	var names []string
+	for _, p := range Params {
+		if slices.Contains(roles, p.Fit) {
+			names = append(names, p.Key)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
