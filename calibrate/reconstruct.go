@@ -1,7 +1,9 @@
 package calibrate
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/thinkcap/thinkcap/sim"
@@ -160,7 +162,11 @@ func (r *reconstruction) decodeSpan(i int, g *stepGradient, out []float64) bool 
 			}
 		}
 	}
-	for idx, cs := range prefill {
+	// In step order: the sensitivities are summed in floating point, and a
+	// map's order would make the fit differ in its last digits from one
+	// run to the next (and, near a kink, in its iterations).
+	for _, idx := range slices.Sorted(maps.Keys(prefill)) {
+		cs := prefill[idx]
 		from, t := r.timeAt(q, float64(idx)/steps), r.timeAt(q, (float64(idx)+0.5)/steps)
 		b := r.batchAt(q.replica, t, from)
 		for _, c := range cs {
