@@ -1,6 +1,9 @@
 package fidelity
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/thinkcap/thinkcap/calibrate"
 )
 
@@ -51,7 +54,11 @@ func (r *fitRow) at(x []float64) Pair {
 // metric the source measured, with the same statistic.
 func rowsOf(i int, p *Point, tr *Trace, x0 []float64) []fitRow {
 	var rows []fitRow
-	for m, pr := range pairs(p.Record, &tr.Pred) {
+	// In metric order: the solver's sums would otherwise follow a map's
+	// random order and the fit differ in its last digits between runs.
+	prs := pairs(p.Record, &tr.Pred)
+	for _, m := range slices.Sorted(maps.Keys(prs)) {
+		pr := prs[m]
 		gm := m
 		if pr.itl {
 			gm = gradITL
