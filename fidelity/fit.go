@@ -18,7 +18,7 @@ import (
 // figure `size` divides the traffic by, and the scoreboard holds its mean
 // error to the same target as TPOT's; at one each it was fitted as an
 // afterthought of the TPOTs. 2 is the least weight at which every target
-// is met; the refits that chose it are in docs/fidelity.md.
+// is met; the refits that chose it are in docs/fidelity-log.md.
 var metricWeights = map[string]float64{MetricTPOT: 1, MetricThroughput: 2, MetricTTFT: 0.75}
 
 // corpusSolver is the corpus fit's least squares. Its ridge (1e-4 of the
@@ -28,7 +28,7 @@ var metricWeights = map[string]float64{MetricTPOT: 1, MetricThroughput: 2, Metri
 // errors count by their size beyond it, as the scoreboard's mean absolute
 // error counts them, so that a few points far off cannot pull a whole
 // generation; what the band and passes did to the corpus's errors is in
-// docs/fidelity.md.
+// docs/fidelity-log.md.
 var corpusSolver = calibrate.Solver{Ridge: 1e-4, HuberDelta: 0.15, HuberPasses: 4}
 
 // fitRow is one linear equation of the fit: the relative error of one
