@@ -19,7 +19,7 @@ func TestRouteOptionsValidate(t *testing.T) {
 	}{
 		{"defaults", RouteOptions{TensorParallelSize: 1, Replicas: 1}, nil},
 		{"a route", RouteOptions{Route: "low", Model: "qwen3-1.7b", TensorParallelSize: 1, Replicas: 1, Given: given("route", "route-model")}, nil},
-		{"bad rule", RouteOptions{Route: "mode=extreme", TensorParallelSize: 1, Replicas: 1}, []string{"--route"}},
+		{"bad rule", RouteOptions{Route: "mode=extreme", TensorParallelSize: 1, Replicas: 1}, []string{"Route"}},
 		{"pool sizes", RouteOptions{Route: "low"}, []string{"--route-tensor-parallel-size: --tensor-parallel-size must be at least 1, got 0", "--route-replicas: --replicas must be at least 1, got 0"}},
 		{"pool flags without a route", RouteOptions{TensorParallelSize: 1, Replicas: 1, Given: given("route-model", "route-replicas")},
 			[]string{"--route-model only matters with --route", "--route-replicas only matters with --route"}},

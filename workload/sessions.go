@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // Agents and chat are sessions of turns: each turn's prompt carries the
@@ -65,16 +67,16 @@ func ParseHistory(spec string) (History, error) {
 		h := History{Policy: HistorySummary, SummaryFrom: 3}
 		var err error
 		if h.SummaryTokens, err = strconv.Atoi(n); err != nil || h.SummaryTokens < 1 {
-			return h, fmt.Errorf("--history %s: the summary's tokens must be a positive integer", spec)
+			return h, inputerr.Fieldf("History", "%s: the summary's tokens must be a positive integer", spec)
 		}
 		if hasFrom {
 			if h.SummaryFrom, err = strconv.Atoi(from); err != nil || h.SummaryFrom < 2 {
-				return h, fmt.Errorf("--history %s: the turn summarising starts must be an integer of at least 2", spec)
+				return h, inputerr.Fieldf("History", "%s: the turn summarising starts must be an integer of at least 2", spec)
 			}
 		}
 		return h, nil
 	}
-	return History{}, fmt.Errorf("--history %q: want keep-traces, strip-traces, answers-only or summary=N[@T]", spec)
+	return History{}, inputerr.Fieldf("History", "%q: want keep-traces, strip-traces, answers-only or summary=N[@T]", spec)
 }
 
 // HasSessions reports whether any record belongs to a session.

@@ -137,6 +137,8 @@ func TestTrafficOptionsReplay(t *testing.T) {
 	}
 }
 
+// TestWhatIfOptionsValidate: every problem at once, each named by its
+// field (the command shows its flag).
 func TestWhatIfOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -144,10 +146,10 @@ func TestWhatIfOptionsValidate(t *testing.T) {
 		want []string
 	}{
 		{"none", WhatIfOptions{BudgetPolicy: PolicyForcedClosure}, nil},
-		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFlags("think-budget")}, []string{"--think-budget must be at least 1 token, got 0"}},
-		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFlags("budget-policy")}, []string{"--budget-policy only matters with --think-budget"}},
+		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFlags("think-budget")}, []string{"ThinkBudget must be at least 1 token, got 0"}},
+		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFlags("budget-policy")}, []string{"BudgetPolicy only matters with ThinkBudget"}},
 		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Escalate: 2, Given: givenFlags("think-budget", "budget-policy")},
-			[]string{"--escalate must be a fraction in [0, 1], got 2", "--budget-policy"}},
+			[]string{"Escalate must be a fraction in [0, 1], got 2", "BudgetPolicy"}},
 	} {
 		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // Budget policies of a thinking budget: how a request that would think past
@@ -70,19 +72,19 @@ func ParseEffort(spec string) (map[string]EffortBudget, error) {
 		mode, budgets, ok := strings.Cut(part, "=")
 		think, answer, ok2 := strings.Cut(budgets, "/")
 		if !ok || !ok2 {
-			return nil, fmt.Errorf("--effort %q: want mode=think/answer, e.g. low=0/512,medium=1024/768", part)
+			return nil, inputerr.Fieldf("Effort", "%q: want mode=think/answer, e.g. low=0/512,medium=1024/768", part)
 		}
 		mode = strings.TrimSpace(mode)
 		if mode != ModeLow && mode != ModeMedium && mode != ModeHigh {
-			return nil, fmt.Errorf("--effort %q: mode must be low, medium or high", part)
+			return nil, inputerr.Fieldf("Effort", "%q: mode must be low, medium or high", part)
 		}
 		t, err1 := strconv.Atoi(strings.TrimSpace(think))
 		a, err2 := strconv.Atoi(strings.TrimSpace(answer))
 		if err1 != nil || err2 != nil || t < 0 || a < 1 {
-			return nil, fmt.Errorf("--effort %q: budgets must be integers, think >= 0 and answer >= 1", part)
+			return nil, inputerr.Fieldf("Effort", "%q: budgets must be integers, think >= 0 and answer >= 1", part)
 		}
 		if _, dup := out[mode]; dup {
-			return nil, fmt.Errorf("--effort: mode %s given twice", mode)
+			return nil, inputerr.Field("Effort", fmt.Errorf("mode %s given twice", mode))
 		}
 		out[mode] = EffortBudget{Think: t, Answer: a}
 	}
@@ -93,15 +95,15 @@ func ParseEffort(spec string) (map[string]EffortBudget, error) {
 func (w *WhatIf) Validate() error {
 	var errs []error
 	if w.ThinkBudget < 0 {
-		errs = append(errs, fmt.Errorf("--think-budget must be >= 0, got %d", w.ThinkBudget))
+		errs = append(errs, inputerr.Fieldf("ThinkBudget", "must be >= 0, got %d", w.ThinkBudget))
 	}
 	switch w.policy() {
 	case PolicyForcedClosure, PolicyTruncate, PolicyTwoPhase:
 	default:
-		errs = append(errs, fmt.Errorf("--budget-policy %q: valid policies are %s", w.BudgetPolicy, strings.Join(BudgetPolicies(), ", ")))
+		errs = append(errs, inputerr.Fieldf("BudgetPolicy", "%q: valid policies are %s", w.BudgetPolicy, strings.Join(BudgetPolicies(), ", ")))
 	}
 	if w.Escalate < 0 || w.Escalate > 1 {
-		errs = append(errs, fmt.Errorf("--escalate must be a fraction in [0, 1], got %g", w.Escalate))
+		errs = append(errs, inputerr.Fieldf("Escalate", "must be a fraction in [0, 1], got %g", w.Escalate))
 	}
 	return errors.Join(errs...)
 }
@@ -282,7 +284,7 @@ func (w *WhatIf) applyEscalation(reqs []Request) ([]Request, TransformReport, er
 		case hasFallback:
 			retry.ThinkTokens = fallback.Think
 		default:
-			return nil, rep, errors.New("--escalate: the workload has no high-mode requests to draw the retry's thinking from; give --effort high=THINK/ANSWER")
+			return nil, rep, inputerr.Field("Escalate", fmt.Errorf("the workload has no high-mode requests to draw the retry's thinking from; give %s high=THINK/ANSWER", inputerr.Name("Effort")))
 		}
 		rep.Added++
 		rep.Changed++
@@ -329,7 +331,7 @@ func routeMatcher(rule string, seed uint64) (func(*Request) bool, error) {
 	rule = strings.TrimSpace(rule)
 	if f, err := strconv.ParseFloat(rule, 64); err == nil {
 		if f < 0 || f > 1 {
-			return nil, fmt.Errorf("--route %s: a fraction must be in [0, 1]", rule)
+			return nil, inputerr.Fieldf("Route", "%s: a fraction must be in [0, 1]", rule)
 		}
 		rng := NewStream(seed, "route")
 		return func(*Request) bool { return rng.Float64() < f }, nil
@@ -341,14 +343,14 @@ func routeMatcher(rule string, seed uint64) (func(*Request) bool, error) {
 	switch key {
 	case "mode":
 		if value != ModeLow && value != ModeMedium && value != ModeHigh {
-			return nil, fmt.Errorf("--route %q: mode must be low, medium or high", rule)
+			return nil, inputerr.Fieldf("Route", "%q: mode must be low, medium or high", rule)
 		}
 		return func(r *Request) bool { return r.Mode == value }, nil
 	case "category":
 		if value == "" {
-			return nil, fmt.Errorf("--route %q: empty category", rule)
+			return nil, inputerr.Fieldf("Route", "%q: empty category", rule)
 		}
 		return func(r *Request) bool { return r.Category == value }, nil
 	}
-	return nil, fmt.Errorf("--route %q: want a mode (low), mode=M, category=C or a fraction (0.7)", rule)
+	return nil, inputerr.Fieldf("Route", "%q: want a mode (low), mode=M, category=C or a fraction (0.7)", rule)
 }

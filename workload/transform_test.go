@@ -1,8 +1,10 @@
 package workload
 
 import (
-	"strings"
+	"slices"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 func reqs3() []Request {
@@ -89,7 +91,7 @@ func TestEffort(t *testing.T) {
 		t.Fatalf("high under budget changed: %+v, report %+v", out[0], reps[0])
 	}
 	for _, bad := range []string{"low", "low=1", "extreme=1/2", "low=-1/5", "low=1/0", "low=1/2,low=3/4"} {
-		if _, err := ParseEffort(bad); err == nil || !strings.Contains(err.Error(), "--effort") {
+		if _, err := ParseEffort(bad); !slices.Equal(inputerr.Fields(err), []string{"Effort"}) {
 			t.Errorf("ParseEffort(%q) = %v", bad, err)
 		}
 	}
@@ -142,9 +144,7 @@ func TestRoute(t *testing.T) {
 func TestWhatIfValidate(t *testing.T) {
 	w := WhatIf{ThinkBudget: -1, BudgetPolicy: "guess", Escalate: 2}
 	err := w.Validate()
-	for _, want := range []string{"--think-budget", "--budget-policy", "--escalate"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate() = %v, want it to name %s", err, want)
-		}
+	if got, want := inputerr.Fields(err), []string{"ThinkBudget", "BudgetPolicy", "Escalate"}; !slices.Equal(got, want) {
+		t.Errorf("Validate() = %v, fields %v, want %v", err, got, want)
 	}
 }

@@ -2,7 +2,8 @@ package workload
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
 // WhatIfOptions are the composable what-if transforms as a command's flags
@@ -30,13 +31,13 @@ func (o *WhatIfOptions) Validate() error {
 	var errs []error
 	if o.given("think-budget") && o.ThinkBudget < 1 {
 		// 0 would be "no budget" and change nothing: thinking off is an effort mode.
-		errs = append(errs, fmt.Errorf("--think-budget must be at least 1 token, got %d (for thinking off use --effort, e.g. low=0/512)", o.ThinkBudget))
+		errs = append(errs, inputerr.Fieldf("ThinkBudget", "must be at least 1 token, got %d (for thinking off use %s, e.g. low=0/512)", o.ThinkBudget, inputerr.Name("Effort")))
 	}
 	if o.given("budget-policy") && !o.given("think-budget") {
-		errs = append(errs, errors.New("--budget-policy only matters with --think-budget"))
+		errs = append(errs, inputerr.Fieldf("BudgetPolicy", "only matters with %s", inputerr.Name("ThinkBudget")))
 	}
 	if !(o.Escalate >= 0 && o.Escalate <= 1) {
-		errs = append(errs, fmt.Errorf("--escalate must be a fraction in [0, 1], got %g", o.Escalate))
+		errs = append(errs, inputerr.Fieldf("Escalate", "must be a fraction in [0, 1], got %g", o.Escalate))
 	}
 	w := WhatIf{ThinkBudget: max(o.ThinkBudget, 0), BudgetPolicy: o.BudgetPolicy, Effort: o.Effort}
 	if err := w.Validate(); err != nil {
@@ -62,7 +63,7 @@ func (o *WhatIfOptions) Apply(reqs []Request, seed uint64) ([]Request, []Transfo
 	var err error
 	sessions := HasSessions(reqs)
 	if o.given("history") && !sessions {
-		return nil, nil, errors.New("--history: the traffic has no sessions (no record has a session_id)")
+		return nil, nil, inputerr.Field("History", errors.New("the traffic has no sessions (no record has a session_id)"))
 	}
 	var reports []TransformReport
 	if w.Active() {

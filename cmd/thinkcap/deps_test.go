@@ -19,7 +19,7 @@ const module = "github.com/thinkcap/thinkcap/"
 // package may import (cmd may import everything; nothing imports cmd).
 var allowedImports = map[string][]string{
 	"profiles":        {},
-	"workload":        {"profiles", "internal/jsonscan", "internal/splitmix"},
+	"workload":        {"profiles", "internal/jsonscan", "internal/splitmix", "internal/inputerr"},
 	"analysis":        {"workload", "internal/inputerr", "internal/histogram"},
 	"logstats":        {"analysis", "workload", "profiles", "report/numfmt", "internal/inputerr"}, // profiles: fit writes a traffic profile
 	"report":          {"analysis", "logstats", "report/numfmt"},
