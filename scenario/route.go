@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -21,32 +21,34 @@ type RouteOptions struct {
 	Given func(flag string) bool
 }
 
-// Validate checks the options before any traffic is read: every problem. A
-// flag that changes nothing without --route is refused rather than ignored.
+// Validate checks the options before any traffic is read: every problem,
+// each naming its field ("Route.Replicas": the command shows its flag). An
+// option that changes nothing without a route is refused rather than
+// ignored.
 func (o *RouteOptions) Validate() error {
-	var errs []error
+	var problems inputerr.List
 	if o.Route != "" {
-		if _, _, err := workload.Route(nil, o.Route, 0); err != nil {
-			errs = append(errs, err)
-		}
+		_, _, err := workload.Route(nil, o.Route, 0)
+		problems.Add(err)
 	}
 	// The route pool's size, bounded as vLLM bounds -tp (CheckFlag).
 	for _, r := range []struct {
-		flag, bound string
-		v           int
-	}{{"route-tensor-parallel-size", "tensor-parallel-size", o.TensorParallelSize}, {"route-replicas", "replicas", o.Replicas}} {
-		if err := sim.CheckFlag(r.bound, float64(r.v)); err != nil {
-			errs = append(errs, fmt.Errorf("--%s: %w", r.flag, err))
-		}
+		field, bound string
+		v            int
+	}{{"Route.TensorParallelSize", "tensor-parallel-size", o.TensorParallelSize}, {"Route.Replicas", "replicas", o.Replicas}} {
+		problems.Field(r.field, sim.CheckFlag(r.bound, float64(r.v)))
 	}
 	if o.Route == "" && o.Given != nil {
-		for _, name := range []string{"route-model", "route-gpu", "route-tensor-parallel-size", "route-replicas"} {
-			if o.Given(name) {
-				errs = append(errs, fmt.Errorf("--%s only matters with --route", name))
+		for _, g := range []struct{ flag, field string }{
+			{"route-model", "Route.Model"}, {"route-gpu", "Route.GPU"},
+			{"route-tensor-parallel-size", "Route.TensorParallelSize"}, {"route-replicas", "Route.Replicas"},
+		} {
+			if o.Given(g.flag) {
+				problems.Fieldf(g.field, "only matters with %s", inputerr.Name("Route"))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return problems.Err()
 }
 
 // Pools are the pools the requests run on: the main deployment alone, or

@@ -20,9 +20,9 @@ func TestRouteOptionsValidate(t *testing.T) {
 		{"defaults", RouteOptions{TensorParallelSize: 1, Replicas: 1}, nil},
 		{"a route", RouteOptions{Route: "low", Model: "qwen3-1.7b", TensorParallelSize: 1, Replicas: 1, Given: given("route", "route-model")}, nil},
 		{"bad rule", RouteOptions{Route: "mode=extreme", TensorParallelSize: 1, Replicas: 1}, []string{"Route"}},
-		{"pool sizes", RouteOptions{Route: "low"}, []string{"--route-tensor-parallel-size: --tensor-parallel-size must be at least 1, got 0", "--route-replicas: --replicas must be at least 1, got 0"}},
+		{"pool sizes", RouteOptions{Route: "low"}, []string{"Route.TensorParallelSize: --tensor-parallel-size must be at least 1, got 0", "Route.Replicas: --replicas must be at least 1, got 0"}},
 		{"pool flags without a route", RouteOptions{TensorParallelSize: 1, Replicas: 1, Given: given("route-model", "route-replicas")},
-			[]string{"--route-model only matters with --route", "--route-replicas only matters with --route"}},
+			[]string{"Route.Model only matters with Route", "Route.Replicas only matters with Route"}},
 	} {
 		err := tc.o.Validate()
 		if tc.want == nil {
