@@ -20,7 +20,7 @@ import (
 func TestShardsMerge(t *testing.T) {
 	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	tmp := t.TempDir()
-	reqs := traffic(t, workload.TrafficOptions{Requests: 16, RatePerS: 80, Prompt: "uniform:5..40", Think: "uniform:1..4", Answer: "uniform:1..4"}, 5)
+	reqs := traffic(t, workload.TrafficOptions{Requests: 16, RatePerS: 200, Prompt: "uniform:5..40", Think: "uniform:1..4", Answer: "uniform:1..4"}, 5)
 	whole := filepath.Join(tmp, "whole")
 	o := testOptions(srv.URL, whole, reqs)
 	o.Model = "slow-model"
@@ -28,7 +28,7 @@ func TestShardsMerge(t *testing.T) {
 		t.Fatalf("unsharded: exit %d: %s", code, errOut)
 	}
 	want := tokensByID(t, whole)
-	start := time.Now().Add(300 * time.Millisecond)
+	start := time.Now().Add(100 * time.Millisecond)
 	dirs := []string{filepath.Join(tmp, "shard-0"), filepath.Join(tmp, "shard-1")}
 	var wg sync.WaitGroup
 	errs := make([]string, len(dirs))
