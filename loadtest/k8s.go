@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/workload"
 )
 
 // A launch test of a cluster needs more clients than one machine, and the
@@ -42,6 +45,22 @@ type K8sJobOptions struct {
 	// come from its share at the measured per-stream cost.
 	Streams    int
 	TokensPerS float64
+}
+
+// SizeFor sets Streams and TokensPerS from the schedule the pods share:
+// the streams expected in flight (open loop, closed loop or capped) and
+// the output tokens a second over the schedule's span.
+func (o *K8sJobOptions) SizeFor(reqs []workload.Request, concurrency, maxInFlight int) {
+	span, out := 0.0, 0.0
+	for i := range reqs {
+		span = max(span, reqs[i].ArrivalS)
+		out += float64(reqs[i].OutputTokens())
+	}
+	o.TokensPerS = 0
+	if span > 0 {
+		o.TokensPerS = out / span
+	}
+	o.Streams = loadgen.ExpectedConcurrency(reqs, concurrency, maxInFlight)
 }
 
 // Measured cost of a client: one thinkcap process held 5,000 streams in

@@ -207,6 +207,21 @@ func SampleDataset(ps []DatasetPrompt, n int, seed uint64) []DatasetPrompt {
 	return out
 }
 
+// UseDataset puts a dataset's prompts on reqs, one a request drawn by
+// seed (SampleDataset): their lengths, and their text into texts by request
+// ID. The arrival times stay the traffic's; the synthetic traffic's
+// classes (mode, prefix) do not apply, and the category is the dataset's
+// name.
+func UseDataset(reqs []Request, name string, ps []DatasetPrompt, seed uint64, texts map[string]string) {
+	for i, p := range SampleDataset(ps, len(reqs), seed) {
+		r := &reqs[i]
+		r.PromptTokens, r.ThinkTokens, r.AnswerTokens = p.PromptTokens, 0, p.OutputTokens
+		r.PrefixID, r.PrefixTokens = "", 0
+		r.Mode, r.Category = "", name
+		texts[r.ID] = p.Text
+	}
+}
+
 // lineOf is the 1-based line of byte offset off in the file at path,
 // counted again when an error needs it (0 when the file cannot be read).
 func lineOf(path string, off int64) int {

@@ -82,6 +82,27 @@ func TestDatasetFilterAndErrors(t *testing.T) {
 	}
 }
 
+// TestUseDataset: each request takes a prompt's lengths and its text by
+// ID, keeps its arrival, and loses the synthetic classes.
+func TestUseDataset(t *testing.T) {
+	reqs := []Request{
+		{ID: "r1", ArrivalS: 1, PromptTokens: 9, ThinkTokens: 9, AnswerTokens: 9, Mode: "high", PrefixID: "p", PrefixTokens: 4},
+		{ID: "r2", ArrivalS: 2},
+	}
+	ps := []DatasetPrompt{{Text: "hello there", PromptTokens: 3, OutputTokens: 7}}
+	texts := map[string]string{}
+	UseDataset(reqs, DatasetCustom, ps, 1, texts)
+	for _, r := range reqs {
+		if r.PromptTokens != 3 || r.ThinkTokens != 0 || r.AnswerTokens != 7 || r.Mode != "" || r.PrefixID != "" || r.PrefixTokens != 0 ||
+			r.Category != DatasetCustom || texts[r.ID] != "hello there" {
+			t.Errorf("request %+v, text %q", r, texts[r.ID])
+		}
+	}
+	if reqs[0].ArrivalS != 1 || reqs[1].ArrivalS != 2 {
+		t.Errorf("arrivals moved: %+v", reqs)
+	}
+}
+
 // TestSampleDatasetCycles: n prompts drawn in a seeded order, every prompt
 // once before any twice.
 func TestSampleDatasetCycles(t *testing.T) {

@@ -54,9 +54,8 @@ func (d *datasetFlags) validate(t *trafficFlags) error {
 	return errors.Join(errs...)
 }
 
-// apply puts the dataset's prompts on reqs (a prompt per request, drawn by
-// seed, cycling when the dataset is shorter): their lengths and, by ID,
-// their text. The arrival times stay the traffic's.
+// apply reads the dataset and puts its prompts on reqs
+// (workload.UseDataset), their text into the options' PromptTexts.
 func (d *datasetFlags) apply(reqs []workload.Request, seed int64) error {
 	if d.name == "" {
 		return nil
@@ -70,12 +69,6 @@ func (d *datasetFlags) apply(reqs []workload.Request, seed int64) error {
 		return inputerr.New(fmt.Errorf("--dataset-path: %w", err))
 	}
 	clear(d.texts)
-	for i, p := range workload.SampleDataset(ps, len(reqs), uint64(seed)) {
-		r := &reqs[i]
-		r.PromptTokens, r.ThinkTokens, r.AnswerTokens = p.PromptTokens, 0, p.OutputTokens
-		r.PrefixID, r.PrefixTokens = "", 0
-		r.Mode, r.Category = "", d.name // the synthetic traffic's classes do not apply
-		d.texts[r.ID] = p.Text
-	}
+	workload.UseDataset(reqs, d.name, ps, uint64(seed), d.texts)
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
-	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -61,21 +60,12 @@ func (f *k8sFlags) validate(fs *pflag.FlagSet) error {
 // printK8sJob prints the load test as a Job: the pods run this command
 // line, less the Job's own flags, each its shard.
 func printK8sJob(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options, reqs []workload.Request) error {
-	span, out := 0.0, 0.0
-	for i := range reqs {
-		span = max(span, reqs[i].ArrivalS)
-		out += float64(reqs[i].OutputTokens())
-	}
-	tokensPerS := 0.0
-	if span > 0 {
-		tokensPerS = out / span
-	}
 	k := loadtest.K8sJobOptions{
 		Name: o.k8s.job, Namespace: o.k8s.namespace, Shards: o.k8s.shards, Image: o.k8s.image,
 		Secret: o.k8s.secret, APIKeyEnv: o.apiKeyEnv, Claim: o.k8s.pvc, StartDelay: o.k8s.startDelay,
-		Args:    podArgs(cmd.Flags(), k8sFlagNames),
-		Streams: loadgen.ExpectedConcurrency(reqs, opts.Concurrency, opts.MaxInFlight), TokensPerS: tokensPerS,
+		Args: podArgs(cmd.Flags(), k8sFlagNames),
 	}
+	k.SizeFor(reqs, opts.Concurrency, opts.MaxInFlight)
 	job, err := loadtest.K8sJob(k, time.Now())
 	if err != nil {
 		return inputerr.New(err)
