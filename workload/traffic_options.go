@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -63,22 +64,22 @@ func (o *TrafficOptions) lengths() bool { return o.Prompt != "" || o.Think != ""
 func (o *TrafficOptions) Validate() error {
 	var errs []error
 	if o.given("requests") && o.Requests < 1 {
-		errs = append(errs, fmt.Errorf("--requests must be at least 1, got %d", o.Requests))
+		errs = append(errs, inputerr.Fieldf("Requests", "must be at least 1, got %d", o.Requests))
 	}
 	if o.given("concurrency") && o.Concurrency < 1 {
-		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency))
+		errs = append(errs, inputerr.Fieldf("Concurrency", "must be at least 1, got %d", o.Concurrency))
 	}
 	// +Inf is allowed: every request at once, as vllm bench serve's
 	// --request-rate inf.
 	if o.given("rate") && !(o.RatePerS > 0) {
-		errs = append(errs, fmt.Errorf("--rate must be a positive number of requests per second, got %g", o.RatePerS))
+		errs = append(errs, inputerr.Fieldf("RatePerS", "must be a positive number of requests per second, got %g", o.RatePerS))
 	}
 	if o.given("speedup") && !(o.Speedup > 0) {
-		errs = append(errs, fmt.Errorf("--speedup must be a positive factor, got %g", o.Speedup))
+		errs = append(errs, inputerr.Fieldf("Speedup", "must be a positive factor, got %g", o.Speedup))
 	}
 	if o.Arrival != ArrivalDayShaped {
 		if _, err := ParseArrival(o.Arrival, 1); err != nil {
-			errs = append(errs, fmt.Errorf("--arrival: %w", err))
+			errs = append(errs, inputerr.Field("Arrival", err))
 		}
 	}
 	if o.lengths() {
@@ -99,24 +100,24 @@ func (o *TrafficOptions) Validate() error {
 // reporting every problem.
 func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
 	if o.ThinkTime != "" && o.Turns == "" {
-		return nil, nil, errors.New("--think-time only matters with --turns")
+		return nil, nil, inputerr.Fieldf("ThinkTime", "only matters with %s", inputerr.Name("Turns"))
 	}
 	if o.Turns == "" {
 		return nil, nil, nil
 	}
 	var errs []error
 	if o.Workload != "" {
-		errs = append(errs, errors.New("--turns makes synthetic sessions: a --workload log brings its own (session_id, turn)"))
+		errs = append(errs, inputerr.Fieldf("Turns", "makes synthetic sessions: a %s log brings its own (session_id, turn)", inputerr.Name("Workload")))
 	}
 	if turns, err = ParseDist(o.Turns); err != nil {
-		errs = append(errs, fmt.Errorf("--turns: %w", err))
+		errs = append(errs, inputerr.Field("Turns", err))
 	}
 	spec := o.ThinkTime
 	if spec == "" {
 		spec = "10"
 	}
 	if think, err = ParseDist(spec); err != nil {
-		errs = append(errs, fmt.Errorf("--think-time: %w", err))
+		errs = append(errs, inputerr.Field("ThinkTime", err))
 	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
@@ -147,10 +148,10 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 		return o.replay(seed, draw > 0, warn)
 	}
 	if o.Arrival == ArrivalDayShaped {
-		return nil, fmt.Errorf("--arrival %s takes its shape from a log: give --workload", ArrivalDayShaped)
+		return nil, inputerr.Fieldf("Arrival", "%s takes its shape from a log: give %s", ArrivalDayShaped, inputerr.Name("Workload"))
 	}
 	if o.Speedup != 0 {
-		return nil, fmt.Errorf("--speedup rescales a replay: give --workload")
+		return nil, inputerr.Fieldf("Speedup", "rescales a replay: give %s", inputerr.Name("Workload"))
 	}
 	syn := Synthetic{Requests: o.Requests, RatePerS: o.RatePerS, Arrival: o.Arrival, Seed: seed}
 	if syn.Requests == 0 {
@@ -169,7 +170,7 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 	} else {
 		var t profiles.Traffic
 		if t, err = cat.LookupTraffic(o.Traffic); err != nil {
-			return nil, fmt.Errorf("--traffic: %w", err)
+			return nil, inputerr.Field("Traffic", err)
 		}
 		syn.Classes, err = ClassesFromTraffic(t)
 		profileSessions = t.Sessions
@@ -188,7 +189,7 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 			think, err = ParseDist(profileSessions.ThinkTime)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--traffic: sessions: %w", err)
+			return nil, inputerr.Field("Traffic", fmt.Errorf("sessions: %w", err))
 		}
 	}
 	if turns != nil {
@@ -203,17 +204,17 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 // log's own rate).
 func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Request, error) {
 	if o.lengths() {
-		return nil, fmt.Errorf("--workload replays a log's lengths: it does not mix with --prompt/think/answer-tokens")
+		return nil, inputerr.Fieldf("Workload", "replays a log's lengths: it does not mix with %s, %s or %s", inputerr.Name("Prompt"), inputerr.Name("Think"), inputerr.Name("Answer"))
 	}
 	if o.Arrival != "poisson" && o.Arrival != ArrivalDayShaped {
-		return nil, fmt.Errorf("--arrival %s: a replay keeps the log's arrival times, rescales them (--speedup, --rate) or reshapes them (--arrival day-shaped)", o.Arrival)
+		return nil, inputerr.Fieldf("Arrival", "%s: a replay keeps the log's arrival times, rescales them (%s, %s) or reshapes them (%s %s)", o.Arrival, inputerr.Name("Speedup"), inputerr.Name("RatePerS"), inputerr.Name("Arrival"), ArrivalDayShaped)
 	}
 	if o.Speedup != 0 && o.RatePerS != 0 {
-		return nil, fmt.Errorf("--speedup and --rate both rescale the replay: give one")
+		return nil, inputerr.Fieldf("Speedup", "and %s both rescale the replay: give one", inputerr.Name("RatePerS"))
 	}
 	reqs, stats, err := o.Log.ReadAll(o.Workload, warn)
 	if err != nil {
-		return nil, fmt.Errorf("--workload: %w", err)
+		return nil, inputerr.Field("Workload", err)
 	}
 	grow := o.Arrival == ArrivalDayShaped && o.Requests > len(reqs)
 	if o.Requests > 0 && o.Requests < len(reqs) {
@@ -227,7 +228,7 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 		rate := o.RatePerS
 		if rate == 0 {
 			if rate, err = LogRate(reqs); err != nil {
-				return nil, fmt.Errorf("--arrival day-shaped: %w", err)
+				return nil, inputerr.Fieldf("Arrival", "day-shaped: %w", err)
 			}
 		}
 		times, err := DayShaped(reqs, stats, len(reqs), rate, seed)
@@ -242,7 +243,7 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--arrival day-shaped: %w", err)
+			return nil, inputerr.Fieldf("Arrival", "day-shaped: %w", err)
 		}
 		// The new times are sorted, as the requests are: the order stays.
 		for i := range reqs {
@@ -252,11 +253,11 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 		}
 	case o.Speedup != 0:
 		if err := Speedup(reqs, o.Speedup); err != nil {
-			return nil, fmt.Errorf("--speedup: %w", err)
+			return nil, inputerr.Field("Speedup", err)
 		}
 	case o.RatePerS != 0:
 		if _, err := RescaleToRate(reqs, o.RatePerS); err != nil {
-			return nil, fmt.Errorf("--rate: %w", err)
+			return nil, inputerr.Field("RatePerS", err)
 		}
 	}
 	return reqs, nil
@@ -266,12 +267,12 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 func lengthClass(prompt, think, answer string) ([]Class, error) {
 	c := Class{Name: "synthetic", Share: 1}
 	for _, s := range []struct {
-		flag, spec, def string
-		dst             *Dist
+		field, spec, def string
+		dst              *Dist
 	}{
-		{"--prompt-tokens", prompt, defaultPromptSpec, &c.Prompt},
-		{"--think-tokens", think, defaultThinkSpec, &c.Think},
-		{"--answer-tokens", answer, defaultAnswerSpec, &c.Answer},
+		{"Prompt", prompt, defaultPromptSpec, &c.Prompt},
+		{"Think", think, defaultThinkSpec, &c.Think},
+		{"Answer", answer, defaultAnswerSpec, &c.Answer},
 	} {
 		spec := s.spec
 		if spec == "" {
@@ -279,7 +280,7 @@ func lengthClass(prompt, think, answer string) ([]Class, error) {
 		}
 		d, err := ParseDist(spec)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.flag, err)
+			return nil, inputerr.Field(s.field, err)
 		}
 		*s.dst = d
 	}
@@ -292,7 +293,7 @@ func lengthClass(prompt, think, answer string) ([]Class, error) {
 func resample(reqs []Request, n int, seed uint64) ([]Request, error) {
 	for i := range reqs {
 		if reqs[i].After != "" {
-			return nil, fmt.Errorf("--requests %d is more than the log's %d, and its follow-up requests (after %q) cannot be drawn again", n, len(reqs), reqs[i].After)
+			return nil, inputerr.Fieldf("Requests", "%d is more than the log's %d, and its follow-up requests (after %q) cannot be drawn again", n, len(reqs), reqs[i].After)
 		}
 	}
 	r := NewStream(seed, "resample")

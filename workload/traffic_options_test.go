@@ -45,6 +45,8 @@ func checkProblems(t *testing.T, name string, err error, want []string) {
 	}
 }
 
+// TestTrafficOptionsValidate: every problem at once, each named by its
+// field (the command's table shows its flag).
 func TestTrafficOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -55,12 +57,12 @@ func TestTrafficOptionsValidate(t *testing.T) {
 		// Left out, 0 is "not given"; given, 0 is refused.
 		{"zeros not given", TrafficOptions{Arrival: "poisson", Given: givenFlags("arrival")}, nil},
 		{"zeros given", TrafficOptions{Arrival: "poisson", RatePerS: math.NaN(), Given: givenFlags("requests", "concurrency", "rate", "speedup")}, []string{
-			"--requests must be at least 1, got 0", "--concurrency must be at least 1, got 0",
-			"--rate must be a positive number of requests per second, got NaN", "--speedup must be a positive factor, got 0"}},
+			"Requests must be at least 1, got 0", "Concurrency must be at least 1, got 0",
+			"RatePerS must be a positive number of requests per second, got NaN", "Speedup must be a positive factor, got 0"}},
 		{"infinite rate", TrafficOptions{Arrival: "poisson", RatePerS: math.Inf(1), Given: givenFlags("rate")}, nil},
-		{"arrival", TrafficOptions{Arrival: "zipf"}, []string{"--arrival: "}},
+		{"arrival", TrafficOptions{Arrival: "zipf"}, []string{"Arrival: "}},
 		{"day-shaped is checked at load", TrafficOptions{Arrival: ArrivalDayShaped}, nil},
-		{"lengths", TrafficOptions{Arrival: "poisson", Think: "lognormal:p50=abc"}, []string{"--think-tokens: "}},
+		{"lengths", TrafficOptions{Arrival: "poisson", Think: "lognormal:p50=abc"}, []string{"Think: "}},
 		{"log", TrafficOptions{Arrival: "poisson", Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
 		{"mapping", TrafficOptions{Arrival: "poisson", Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
 	} {
@@ -89,9 +91,9 @@ func TestTrafficOptionsLoadSynthetic(t *testing.T) {
 		o    TrafficOptions
 		want string
 	}{
-		{"unknown profile", TrafficOptions{Traffic: "nope", Arrival: "poisson"}, "--traffic: "},
-		{"day-shaped", TrafficOptions{Traffic: "t", Arrival: ArrivalDayShaped}, "--arrival day-shaped takes its shape from a log"},
-		{"speedup", TrafficOptions{Traffic: "t", Arrival: "poisson", Speedup: 2}, "--speedup rescales a replay"},
+		{"unknown profile", TrafficOptions{Traffic: "nope", Arrival: "poisson"}, "Traffic: "},
+		{"day-shaped", TrafficOptions{Traffic: "t", Arrival: ArrivalDayShaped}, "Arrival day-shaped takes its shape from a log"},
+		{"speedup", TrafficOptions{Traffic: "t", Arrival: "poisson", Speedup: 2}, "Speedup rescales a replay"},
 	} {
 		if _, err := tc.o.Load(cat, 1, nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
@@ -126,10 +128,10 @@ func TestTrafficOptionsReplay(t *testing.T) {
 		o    TrafficOptions
 		want string
 	}{
-		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: "5"}, "--workload replays a log's lengths"},
-		{"arrival", TrafficOptions{Workload: path, Arrival: "constant"}, "--arrival constant: a replay keeps"},
-		{"both rescales", TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2, RatePerS: 1}, "--speedup and --rate both"},
-		{"missing", TrafficOptions{Workload: path + ".none", Arrival: "poisson"}, "--workload: "},
+		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: "5"}, "Workload replays a log's lengths"},
+		{"arrival", TrafficOptions{Workload: path, Arrival: "constant"}, "Arrival constant: a replay keeps"},
+		{"both rescales", TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2, RatePerS: 1}, "Speedup and RatePerS both"},
+		{"missing", TrafficOptions{Workload: path + ".none", Arrival: "poisson"}, "Workload: "},
 	} {
 		if _, err := tc.o.Load(nil, 1, &warn); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
