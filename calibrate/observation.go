@@ -9,9 +9,13 @@ import (
 // Observation is one measured deployment a fit learns from: how it was
 // configured and what it measured. A load test's run directory (verify
 // builds it) gives every request's timings and the server's scraped
-// gauges, from which the fit rebuilds the batches the engine ran.
+// gauges, from which the fit rebuilds the batches the engine ran
+// (Calibrate). A published benchmark (fidelity's corpus builds it) gives
+// a load point's aggregates, which the fit compares with replays of its
+// workload (AggregateFit).
 type Observation struct {
-	// Name says where the measurement comes from (a run directory).
+	// Name says where the measurement comes from (a run directory, a
+	// corpus record).
 	Name string
 	// Config is the deployment as the server ran it.
 	Config sim.Config
@@ -30,6 +34,21 @@ type Observation struct {
 	// returns its measured requests' results, predicted and measured,
 	// aligned; calibrate uses it for the held-out error.
 	Predict func(step profiles.StepCoefficients) (predicted, measured []workload.Result, err error)
+
+	// Deployment names the server set-up the load point ran on: points of
+	// one deployment are held out together, and weigh 1/√n each.
+	Deployment string
+	// Generation is the fit the point belongs to (its GPU's generation).
+	Generation string
+	// Aggregates are the point's measured figures, those the fit may use
+	// only: a metric the measurement cannot be trusted on is left at 0.
+	Aggregates Aggregates
+	// Weights are how much each metric's relative error counts
+	// (AggregateWeights).
+	Weights map[string]float64
+	// Replay re-simulates the load point at step coefficients and returns
+	// the prediction with its gradient.
+	Replay func(step profiles.StepCoefficients) (*Trace, error)
 }
 
 // Gauge is the server's state at one time, as its /metrics showed it.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -86,6 +87,18 @@ func ParseNames(names []string, roles ...profiles.FitRole) ([]bool, error) {
 		marked[k] = true
 	}
 	return marked, nil
+}
+
+// CheckHold checks the names of coefficients held at the profile's value
+// (calibrate --hold), reporting every unknown one.
+func CheckHold(names []string) error {
+	var problems inputerr.List
+	for _, h := range names {
+		if _, err := ParseNames([]string{h}, profiles.FitStep, profiles.FitAPI); err != nil {
+			problems.Field("Hold", err)
+		}
+	}
+	return problems.Err()
 }
 
 // validNames lists the coefficients of the roles, sorted and comma-separated.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/thinkcap/thinkcap/calibrate"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,12 +117,7 @@ type Metrics struct {
 }
 
 // Stat is a latency's statistics as a source gives them (0: not given).
-type Stat struct {
-	Mean   float64 `json:"mean,omitempty"`
-	Median float64 `json:"median,omitempty"`
-	P90    float64 `json:"p90,omitempty"`
-	P99    float64 `json:"p99,omitempty"`
-}
+type Stat = calibrate.Stat
 
 // Where is the record's file:line, for messages.
 func (r *Record) Where() string { return fmt.Sprintf("%s:%d", r.file, r.line) }
@@ -229,11 +225,12 @@ func (r *Record) validate() error {
 }
 
 func (m *Metrics) any() bool {
-	return m.TPOT.any() || m.ITL.any() || m.TTFT.any() || m.E2EL.any() || m.OutputThroughput > 0 ||
+	return given(m.TPOT) || given(m.ITL) || given(m.TTFT) || given(m.E2EL) || m.OutputThroughput > 0 ||
 		m.TotalThroughput > 0 || m.RequestThroughput > 0
 }
 
-func (s Stat) any() bool { return s.Mean > 0 || s.Median > 0 || s.P90 > 0 || s.P99 > 0 }
+// given reports whether the source gave any of the statistics.
+func given(s Stat) bool { return s.Mean > 0 || s.Median > 0 || s.P90 > 0 || s.P99 > 0 }
 
 func (l Length) validate() error {
 	switch l.Dist {

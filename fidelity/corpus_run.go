@@ -2,10 +2,9 @@ package fidelity
 
 import (
 	"fmt"
+	"github.com/thinkcap/thinkcap/calibrate"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -86,10 +85,9 @@ func sendsTestRun(client string) bool {
 
 // corpus is the records ready to replay.
 type corpus struct {
-	points        []*Point
-	workers       int
-	perDeployment map[string]int // replayable points per deployment
-	hold          []string       // coefficients the fit keeps at the profile's
+	points  []*Point
+	workers int
+	hold    []string // coefficients the fit keeps at the profile's
 }
 
 func newCorpus(cat *profiles.Catalog, recs []Record, workers int) *corpus {
@@ -109,12 +107,6 @@ func newCorpus(cat *profiles.Catalog, recs []Record, workers int) *corpus {
 		}
 		c.points = append(c.points, p)
 	}
-	c.perDeployment = map[string]int{}
-	for _, p := range c.points {
-		if p.Skip == "" {
-			c.perDeployment[p.Deployment]++
-		}
-	}
 	return c
 }
 
@@ -129,49 +121,29 @@ func (c *corpus) replayable() []int {
 	return out
 }
 
-// generations is the generations of the replayable points, sorted.
-func (c *corpus) generations() []string {
-	var gens []string
+// observations are the replayable points as calibrate fits them, in the
+// points' order (indexed like replayable): each with its deployment,
+// generation, the measured figures the fit may use (a TTFT excluded is
+// left at 0) and a replay with its gradient.
+func (c *corpus) observations() []calibrate.Observation {
+	var obs []calibrate.Observation
 	for _, i := range c.replayable() {
-		if g := c.points[i].Generation; !slices.Contains(gens, g) {
-			gens = append(gens, g)
+		p := c.points[i]
+		m := measured(p.Record)
+		if p.excluded(MetricTTFT) != "" {
+			m.TTFT = Stat{}
 		}
+		cfg := p.cfg
+		obs = append(obs, calibrate.Observation{
+			Name: fmt.Sprintf("%s (%s)", p.Record.ID, p.Record.Where()), Config: cfg,
+			Deployment: p.Deployment, Generation: p.Generation,
+			Aggregates: m, Weights: calibrate.AggregateWeights,
+			Replay: func(step profiles.StepCoefficients) (*calibrate.Trace, error) {
+				cfg := cfg
+				cfg.Step = step
+				return trace(cfg, p.Record)
+			},
+		})
 	}
-	slices.Sort(gens)
-	return gens
-}
-
-// traceAll replays the points idx with the coefficients coef gives each,
-// in parallel, and returns their traces (indexed like idx). progress, if
-// set, is told of each point done.
-func (c *corpus) traceAll(idx []int, coef func(p *Point) profiles.StepCoefficients, progress func()) ([]*Trace, error) {
-	out := make([]*Trace, len(idx))
-	errs := make([]error, len(idx))
-	sem := make(chan struct{}, c.workers)
-	var wg sync.WaitGroup
-	for j, i := range idx {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			p := c.points[i]
-			cfg := p.cfg
-			cfg.Step = coef(p)
-			tr, err := trace(cfg, p.Record)
-			if err != nil {
-				errs[j] = fmt.Errorf("%s (%s): %w", p.Record.ID, p.Record.Where(), err)
-			}
-			out[j] = tr
-			if progress != nil {
-				progress()
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return obs
 }

@@ -13,7 +13,7 @@ import (
 // embedded fit reaches (profiles/data/step-fit.yaml), rounded up, a guard
 // against a change that makes the model worse; saturated throughput is
 // held to the target of 10 % (docs/fidelity.md), met since the fit weighs it twice
-// (fidelity/fit.go metricWeights, which cost TTFT 0.3 points). The
+// (calibrate.AggregateWeights, which cost TTFT 0.3 points). The
 // other targets are looser than these bounds (TPOT 10 % overall and 15 %
 // in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
 // 15 %); docs/fidelity.md says which are met.

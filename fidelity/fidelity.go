@@ -35,7 +35,7 @@ func (o *Options) Validate() error {
 	if o.Workers < 0 {
 		problems.Add(fmt.Errorf("workers must be 0 (GOMAXPROCS) or more, got %d", o.Workers))
 	}
-	problems.Add(CheckHold(o.Hold))
+	problems.Add(calibrate.CheckHold(o.Hold))
 	return problems.Err()
 }
 
@@ -49,46 +49,34 @@ func Run(o Options) (*Scoreboard, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog := o.progress(2 * len(c.replayable()))
-	groups, fallback, err := c.groupsAtProfiles(prog)
+	obs := c.observations()
+	fit := calibrate.NewAggregateFit(obs, c.hold, c.workers, o.progress(2*len(obs)))
+	groups, fallback, err := fit.AtProfiles()
 	if err != nil {
 		return nil, err
 	}
-	if err := c.crossValidate(groups, fallback, prog); err != nil {
+	if err := c.score(fit, groups, fallback); err != nil {
 		return nil, err
 	}
 	return c.scoreboard(), nil
 }
 
 // Calibrate fits the step coefficients per GPU generation on the corpus
-// (from the profiles' coefficients as the prior) and on every point
-// together (the fallback for a generation without points), then scores
-// the corpus with them, cross-validated as Run does.
+// (calibrate.AggregateFit: from the profiles' coefficients as the prior)
+// and on every point together (the fallback for a generation without
+// points), then scores the corpus with them, cross-validated as Run does.
 func Calibrate(o Options) (*Scoreboard, error) {
 	c, err := o.corpus()
 	if err != nil {
 		return nil, err
 	}
-	n := len(c.replayable())
-	prog := o.progress((fitIterations + 4) * n)
-	var groups []*group
-	for _, gen := range c.generations() {
-		idx := c.ofGeneration(gen)
-		gpu := c.points[idx[0]].cfg.GPU
-		g := c.newGroup(gen, idx, priorOf(gpu), priorOf(gpu))
-		if err := c.settle(g, fitIterations, prog); err != nil {
-			return nil, fmt.Errorf("fitting %s: %w", gen, err)
-		}
-		groups = append(groups, g)
-	}
-	fallback, err := c.fitFallback(groups, prog)
+	obs := c.observations()
+	fit := calibrate.NewAggregateFit(obs, c.hold, c.workers, o.progress((calibrate.FitIterations+4)*len(obs)))
+	groups, fallback, err := fit.Fit()
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range groups {
-		c.setPredictions(g)
-	}
-	if err := c.crossValidate(groups, fallback, prog); err != nil {
+	if err := c.score(fit, groups, fallback); err != nil {
 		return nil, err
 	}
 	sb := c.scoreboard()
@@ -96,13 +84,39 @@ func Calibrate(o Options) (*Scoreboard, error) {
 		f := c.fitOf(g)
 		f.CVTPOT, f.CVTTFT = sb.CVMAPE[MetricTPOT], sb.CVMAPE[MetricTTFT]
 		for _, r := range sb.Regimes {
-			if r.Kind == "generation" && r.Name == g.name {
+			if r.Kind == "generation" && r.Name == g.Name {
 				f.CVTPOT, f.CVTTFT = r.CVMAPE[MetricTPOT], r.CVMAPE[MetricTTFT]
 			}
 		}
 		sb.Fits = append(sb.Fits, f)
 	}
 	return sb, nil
+}
+
+// score sets the points' predictions from the groups' last replays and
+// their cross-validated pairs.
+func (c *corpus) score(fit *calibrate.AggregateFit, groups []*calibrate.Group, fallback *calibrate.Group) error {
+	points := c.replayable()
+	for _, g := range groups {
+		for _, i := range g.Obs {
+			p, tr := c.points[points[i]], g.Traces[i]
+			p.Pred = tr.Pred
+			p.Pairs = map[string]Pair{}
+			for m, pr := range pairs(p.Record, &tr.Pred) {
+				if p.excluded(m) == "" {
+					p.Pairs[m] = pr
+				}
+			}
+		}
+	}
+	cv, err := fit.CrossValidate(groups, fallback)
+	if err != nil {
+		return err
+	}
+	for i, pairs := range cv {
+		c.points[points[i]].CV = pairs
+	}
+	return nil
 }
 
 func (o *Options) corpus() (*corpus, error) {
@@ -145,89 +159,25 @@ func (o *Options) progress(total int) func() {
 	}
 }
 
-// ofGeneration is the indices of the replayable points of gen.
-func (c *corpus) ofGeneration(gen string) []int {
-	var idx []int
-	for _, i := range c.replayable() {
-		if c.points[i].Generation == gen {
-			idx = append(idx, i)
-		}
-	}
-	return idx
-}
-
-// groupsAtProfiles traces every point at its profile's coefficients and
-// groups them by generation, with the fallback group of every row.
-func (c *corpus) groupsAtProfiles(prog func()) ([]*group, *group, error) {
-	var groups []*group
-	first := c.points[c.replayable()[0]].cfg
-	all := c.newGroup(fallbackName, c.replayable(), first.Step, priorOf(first.GPU))
-	for _, gen := range c.generations() {
-		idx := c.ofGeneration(gen)
-		cfg := c.points[idx[0]].cfg
-		g := c.newGroup(gen, idx, cfg.Step, priorOf(cfg.GPU))
-		if err := c.retraceWith(g, func(p *Point) profiles.StepCoefficients { return p.cfg.Step }, prog); err != nil {
-			return nil, nil, err
-		}
-		c.setPredictions(g)
-		all.rows = append(all.rows, g.rows...)
-		groups = append(groups, g)
-	}
-	return groups, all, nil
-}
-
-// fitFallback fits every point together: the generations' rows solved at
-// once, then re-simulated at that fit and solved again.
-func (c *corpus) fitFallback(groups []*group, prog func()) (*group, error) {
-	idx := c.replayable()
-	gpu := c.points[idx[0]].cfg.GPU
-	all := c.newGroup(fallbackName, idx, priorOf(gpu), priorOf(gpu))
-	for _, g := range groups {
-		all.rows = append(all.rows, g.rows...)
-	}
-	x, err := solve(all.rows, all.x, all.prior, all.free)
-	if err != nil {
-		return nil, err
-	}
-	all.x = x
-	if err := c.retrace(all, prog); err != nil {
-		return nil, err
-	}
-	if all.x, err = solve(all.rows, all.x, all.prior, all.free); err != nil {
-		return nil, err
-	}
-	return all, nil
-}
-
-// setPredictions records the group's last traces as its points'
-// predictions.
-func (c *corpus) setPredictions(g *group) {
-	for _, i := range g.idx {
-		p, tr := c.points[i], g.trace[i]
-		p.Pred = tr.Pred
-		p.Pairs = map[string]Pair{}
-		for m, pr := range pairs(p.Record, &tr.Pred) {
-			if p.excluded(m) == "" {
-				p.Pairs[m] = pr
-			}
-		}
-	}
-}
-
 func (c *corpus) scoreboard() *Scoreboard { return score(c.points) }
 
 // fitOf describes a group's fit.
-func (c *corpus) fitOf(g *group) profiles.StepFit {
-	f := profiles.StepFit{Generation: g.name, Points: len(g.idx), Step: calibrate.WithParams(priorOf(c.points[g.idx[0]].cfg.GPU), g.x)}
+func (c *corpus) fitOf(g *calibrate.Group) profiles.StepFit {
+	points := c.replayable()
+	idx := make([]int, len(g.Obs))
+	for k, i := range g.Obs {
+		idx[k] = points[i]
+	}
+	f := profiles.StepFit{Generation: g.Name, Points: len(idx), Step: g.Step(calibrate.Prior(c.points[idx[0]].cfg.GPU))}
 	gpus, deps := map[string]bool{}, map[string]bool{}
-	for _, i := range g.idx {
+	for _, i := range idx {
 		gpus[c.points[i].cfg.GPU.Name] = true
 		deps[c.points[i].Deployment] = true
 	}
 	f.GPUs = slices.Sorted(maps.Keys(gpus))
 	f.Deployments = len(deps)
-	if g.name != fallbackName {
-		f.Coverage = c.coverage(g.idx)
+	if g.Name != calibrate.FallbackName {
+		f.Coverage = c.coverage(idx)
 	}
 	return f
 }
@@ -264,16 +214,4 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 		out = append(out, *cv)
 	}
 	return out
-}
-
-// CheckHold checks the held coefficients' names, reporting every unknown
-// one.
-func CheckHold(names []string) error {
-	var problems inputerr.List
-	for _, h := range names {
-		if _, err := calibrate.ParseNames([]string{h}, profiles.FitStep, profiles.FitAPI); err != nil {
-			problems.Field("Hold", err)
-		}
-	}
-	return problems.Err()
 }

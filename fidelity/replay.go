@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"fmt"
+	"github.com/thinkcap/thinkcap/calibrate"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -35,12 +36,7 @@ func defaultPrompts(r *Record) int {
 // Predicted is what the simulator says the client would have measured at
 // a load point, with the statistics `vllm bench serve` prints, in
 // milliseconds and tokens/s.
-type Predicted struct {
-	TPOT, ITL, TTFT, E2EL Stat
-	OutputThroughput      float64
-	DurationS             float64
-	Preemptions           int64
-}
+type Predicted = calibrate.Aggregates
 
 // requests draws the record's workload: the lengths its source defines,
 // seeded by the record's id so a replay is the same every time. All

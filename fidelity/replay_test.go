@@ -126,13 +126,13 @@ func TestTraceGradient(t *testing.T) {
 		for _, check := range []struct {
 			m    string
 			rec  *Record
-			base *Trace
+			base *calibrate.Trace
 		}{{MetricTPOT, &r, tr}, {MetricTTFT, &alone, trAlone}} {
 			tr2, err := trace(c2, check.rec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := meanOf(check.m, &tr2.Pred) - meanOf(check.m, &check.base.Pred)
+			got := tr2.Pred.Mean(check.m) - check.base.Pred.Mean(check.m)
 			want := check.base.Grad[check.m][k] * delta
 			// 5 µs of slack: the API time shifts where arrivals land among the
 			// steps, which moves a batch or two and TPOT by a hair.
@@ -166,7 +166,7 @@ func TestTraceGradientWeighsShortOutputs(t *testing.T) {
 	if got := dot(tr.Grad[MetricTPOT]); math.Abs(got/tpot-1) > 0.01 {
 		t.Errorf("Σ TPOT gradient × parameter = %.3f ms, the mean TPOT %.3f ms (the mean ITL is %.3f)", got, tpot, itl)
 	}
-	if got := dot(tr.Grad[gradITL]); math.Abs(got/itl-1) > 0.01 {
+	if got := dot(tr.Grad[calibrate.GradITL]); math.Abs(got/itl-1) > 0.01 {
 		t.Errorf("Σ ITL gradient × parameter = %.3f ms, the mean ITL %.3f ms", got, itl)
 	}
 }
@@ -208,7 +208,7 @@ func TestTraceGradientPreempted(t *testing.T) {
 }
 
 // traceAtProfiles traces r at the embedded profiles' coefficients.
-func traceAtProfiles(t *testing.T, r *Record) (sim.Config, *Trace) {
+func traceAtProfiles(t *testing.T, r *Record) (sim.Config, *calibrate.Trace) {
 	t.Helper()
 	cat, err := profiles.Embedded()
 	if err != nil {
@@ -440,108 +440,6 @@ func TestA100LongPromptsQueueOnMemory(t *testing.T) {
 	}
 	if p := summarise(rep); p.ITL.Median > 3*r.Measured.ITL.Median {
 		t.Errorf("median inter-token latency %.0f ms, want most steps without prefill (measured %.0f ms)", p.ITL.Median, r.Measured.ITL.Median)
-	}
-}
-
-// TestHostAllReduceFittedOnlyWithItsPoints: host_all_reduce_efficiency and
-// host_all_reduce_latency_us (and the low-latency protocol's pair, from
-// its own start) are free parameters of a group that has a GPU
-// staging its all-reduces through host memory (starting, when unset, from
-// interconnect_efficiency and all_reduce_latency_us), and left out of any
-// other group's fit.
-func TestHostAllReduceFittedOnlyWithItsPoints(t *testing.T) {
-	k := calibrate.Index("host_all_reduce_efficiency")
-	if k < 0 {
-		t.Fatal("host_all_reduce_efficiency is not a fit parameter")
-	}
-	l := calibrate.Index("host_all_reduce_latency_us")
-	if l < 0 {
-		t.Fatal("host_all_reduce_latency_us is not a fit parameter")
-	}
-	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4, AllReduceLatencyUs: 12}
-	for _, viaHost := range []bool{false, true} {
-		p := &Point{}
-		p.cfg.GPU.AllReduceViaHost = viaHost
-		c := &corpus{points: []*Point{p}}
-		g := c.newGroup("g", []int{0}, s, s)
-		if g.free[k] != viaHost || g.free[l] != viaHost {
-			t.Errorf("via host %v: efficiency free %v, latency free %v", viaHost, g.free[k], g.free[l])
-		}
-		if want := map[bool]float64{false: 0, true: 1 / 0.5}[viaHost]; g.x[k] != want {
-			t.Errorf("via host %v: efficiency starts at %g, want %g", viaHost, g.x[k], want)
-		}
-		if want := map[bool]float64{false: 0, true: 12}[viaHost]; g.x[l] != want {
-			t.Errorf("via host %v: latency starts at %g, want %g", viaHost, g.x[l], want)
-		}
-		// NCCL's low-latency protocol: free with such a point, starting
-		// where it is the cheaper for a decode (sim/allreduce.go).
-		for _, name := range []string{"host_small_all_reduce_efficiency", "host_small_all_reduce_latency_us"} {
-			m := calibrate.Index(name)
-			if m < 0 {
-				t.Fatalf("%s is not a fit parameter", name)
-			}
-			want := map[string]float64{"host_small_all_reduce_efficiency": 1 / hostSmallAllReduceStartEfficiency, "host_small_all_reduce_latency_us": hostSmallAllReduceStartLatencyUs}[name]
-			if !viaHost {
-				want = 0
-			}
-			if g.free[m] != viaHost || g.x[m] != want {
-				t.Errorf("via host %v: %s free %v, starts at %g; want free %v at %g", viaHost, name, g.free[m], g.x[m], viaHost, want)
-			}
-		}
-	}
-}
-
-// TestCoefficientsFittedOnlyWithTheirPoints: the coefficients of one kind
-// of deployment (INT4 experts, MLA layers, block-scaled FP8, the Harmony
-// renderer, servers linked by a network) are free in a group that has such
-// a point and held out of any other group's fit, at 0.
-func TestCoefficientsFittedOnlyWithTheirPoints(t *testing.T) {
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := func(name string) profiles.Model {
-		m, err := cat.Model(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	kimi, qwen, gptOSS := model("kimi-k2.5"), model("qwen3-32b"), model("gpt-oss-20b")
-	gh200, err := cat.GPU("gh200") // four to a server: TP 8 spans two
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := sim.Config{Model: model("qwen3-8b")}
-	s := profiles.StepCoefficients{InterconnectEfficiency: 0.5, WeightBandwidthEfficiency: 0.8, ComputeEfficiency: 0.4, APIServerCPUMs: 5}
-	for _, c := range []struct {
-		keys []string
-		with sim.Config
-	}{
-		{[]string{"int4_expert_bandwidth_efficiency", "int4_expert_compute_efficiency", "mla_layer_overhead_us"}, sim.Config{Model: kimi}},
-		{[]string{"block_fp8_compute_efficiency"}, sim.Config{Model: qwen, Quantization: "fp8"}},
-		{[]string{"api_server_harmony_cpu_ms"}, sim.Config{Model: gptOSS}},
-		{[]string{"network_efficiency"}, sim.Config{Model: qwen, GPU: gh200, TensorParallelSize: 8}},
-	} {
-		for _, key := range c.keys {
-			k := calibrate.Index(key)
-			if k < 0 {
-				t.Fatalf("%s is not a fit parameter", key)
-			}
-			for _, seen := range []bool{false, true} {
-				p := &Point{cfg: plain}
-				if seen {
-					p.cfg = c.with
-				}
-				g := (&corpus{points: []*Point{p}}).newGroup("g", []int{0}, s, s)
-				if g.free[k] != seen {
-					t.Errorf("%s with its points %v: free %v", key, seen, g.free[k])
-				}
-				if !seen && g.x[k] != 0 {
-					t.Errorf("%s without its points starts at %g, want 0", key, g.x[k])
-				}
-			}
-		}
 	}
 }
 

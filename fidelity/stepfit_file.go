@@ -34,7 +34,7 @@ cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
 errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
-		metricWeights[MetricTPOT], metricWeights[MetricThroughput], metricWeights[MetricTTFT],
+		calibrate.AggregateWeights[MetricTPOT], calibrate.AggregateWeights[MetricThroughput], calibrate.AggregateWeights[MetricTTFT],
 		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
 	return calibrate.StepFitsFile(fits, head)
 }

@@ -10,7 +10,7 @@ import (
 
 // TestStepFitsYAMLHeader: the fit file's header is its provenance: the
 // corpus, the day, the points, how each metric weighed in the fit (from
-// metricWeights, so a change of the objective shows in the file it
+// calibrate.AggregateWeights, so a change of the objective shows in the file it
 // produces) and the errors; the fits follow, rounded to calibrate.Digits.
 func TestStepFitsYAMLHeader(t *testing.T) {
 	sb := &Scoreboard{

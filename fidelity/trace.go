@@ -20,23 +20,6 @@ var (
 // prompt token.
 const apiRequestS, apiPromptTokenS = 1e-3, 1e-6
 
-// Trace is one replay at a set of coefficients: what the client would
-// measure and, per metric, its derivative in every fit parameter (same
-// units per unit of parameter), which makes the prediction a linear model
-// of the coefficients near them. The batches the engine ran are held fixed
-// in that model; the fit re-simulates until they settle.
-type Trace struct {
-	Pred Predicted
-	// Grad maps a metric (MetricTPOT, MetricTTFT, MetricThroughput) to the
-	// derivative of its mean (tokens/s for throughput; ms for latencies).
-	Grad map[string][]float64
-}
-
-// gradITL is Trace.Grad's key for the mean ITL: the decode time per
-// output token after the first, each request weighted by its tokens,
-// where MetricTPOT's mean weighs each request once.
-const gradITL = "itl"
-
 // gradientReuse is how many decode-only steps in a row share one priced
 // sensitivity: consecutive decode steps differ by a token of context a
 // request, so their sensitivities differ by far less than the fit's
@@ -69,7 +52,7 @@ const gradientReuse = 4
 // queue in it: a request whose time there is beyond any latency draw left
 // when its shared work was done, and that time grows in proportion to
 // everyone's work (a burst's processor sharing is homogeneous in it).
-func trace(cfg sim.Config, r *Record) (*Trace, error) {
+func trace(cfg sim.Config, r *Record) (*calibrate.Trace, error) {
 	reqs, err := requests(r)
 	if err != nil {
 		return nil, err
@@ -106,7 +89,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Pred: summarise(rep), Grad: map[string][]float64{}}
+	t := &calibrate.Trace{Pred: summarise(rep), Grad: map[string][]float64{}}
 	var decodeTok, prompt, queued float64
 	n, multi := 0, 0
 	for i := range rep.Results {
@@ -137,7 +120,7 @@ func trace(cfg sim.Config, r *Record) (*Trace, error) {
 	}
 	if decodeTok > 0 {
 		t.Grad[MetricTPOT] = scaled(tpot, 1e3/float64(multi))
-		t.Grad[gradITL] = scaled(itl, 1e3/decodeTok)
+		t.Grad[calibrate.GradITL] = scaled(itl, 1e3/decodeTok)
 	}
 	if d := t.Pred.DurationS; d > 0 {
 		busy[apiRequest] += apiRequestS

@@ -90,7 +90,7 @@ func (o *calibrateOptions) args(cmd *cobra.Command, args []string) error {
 // runCalibrateCorpus fits the corpus (--corpus) and writes the fits.
 func runCalibrateCorpus(cmd *cobra.Command, o *calibrateOptions) error {
 	var problems inputerr.List
-	problems.Add(fidelity.CheckHold(o.hold))
+	problems.Add(calibrate.CheckHold(o.hold))
 	for _, f := range []string{"fit", "write-anyway", "step-model"} {
 		if cmd.Flags().Changed(f) {
 			problems.Add(fmt.Errorf("--%s does not apply with --corpus (every coefficient is fitted per generation)", f))

@@ -1,0 +1,106 @@
+package calibrate
+
+import (
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// predictionMove is how far the fit's move from x to y shifts the
+// predictions: the mean relative change over the rows' linear models. A
+// parameter the points hardly see can swing without moving a prediction,
+// and a point whose step sits on a roofline's kink can jump while the rest
+// stay: convergence is judged on what the fit is for, the predictions as
+// a whole.
+func predictionMove(rows []aggregateRow, x, y []float64) float64 {
+	if len(rows) == 0 {
+		return 0
+	}
+	m := 0.0
+	for i := range rows {
+		d := 0.0
+		for k := range x {
+			d += rows[i].A[k] * (y[k] - x[k])
+		}
+		m += math.Abs(d)
+	}
+	return m / float64(len(rows))
+}
+
+func maxMove(a, b []float64) float64 {
+	m := 0.0
+	for k := range a {
+		d := math.Abs(b[k] - a[k])
+		if a[k] != 0 {
+			d /= math.Abs(a[k])
+		}
+		m = max(m, d)
+	}
+	return m
+}
+
+// linearCV is the largest relative move of a parameter for which a
+// cross-validated prediction comes from the points' linear models (their
+// rows) rather than a new simulation: well inside the range in which the
+// batches the traces saw still hold.
+const linearCV = 0.05
+
+// CrossValidate predicts every deployment of the groups by coefficients
+// fitted without it (the group's rows less the deployment's, solved from
+// the group's fit); a deployment alone in its generation is predicted by
+// the others (fallback: the rows of every other generation). The
+// prediction is the points' linear model when the coefficients moved
+// little, else a new simulation. It returns each observation's
+// cross-validated pairs, by observation index.
+func (f *AggregateFit) CrossValidate(groups []*Group, fallback *Group) ([]map[string]Pair, error) {
+	cv := make([]map[string]Pair, len(f.obs))
+	for _, g := range groups {
+		deps := map[string]bool{}
+		for _, i := range g.Obs {
+			deps[f.obs[i].Deployment] = true
+		}
+		for _, d := range slices.Sorted(maps.Keys(deps)) {
+			src := g
+			if len(deps) == 1 {
+				src = fallback
+			}
+			var train []aggregateRow
+			for _, r := range src.rows {
+				if f.obs[r.obs].Deployment != d {
+					train = append(train, r)
+				}
+			}
+			x, err := solveAggregates(train, src.x, g.prior, g.free)
+			if err != nil {
+				return nil, err
+			}
+			var idx []int
+			for _, i := range g.Obs {
+				if f.obs[i].Deployment == d {
+					idx = append(idx, i)
+					cv[i] = map[string]Pair{}
+				}
+			}
+			if src == g && maxMove(g.x, x) < linearCV {
+				for _, r := range g.rows {
+					if f.obs[r.obs].Deployment == d {
+						cv[r.obs][r.metric] = r.at(x)
+					}
+				}
+				continue
+			}
+			trs, err := f.traceAll(idx, func(o *Observation) profiles.StepCoefficients { return WithParams(o.Config.GPU.Step, x) })
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range idx {
+				for m, pr := range Pairs(&f.obs[i].Aggregates, &trs[k].Pred) {
+					cv[i][m] = pr
+				}
+			}
+		}
+	}
+	return cv, nil
+}
