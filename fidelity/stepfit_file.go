@@ -29,7 +29,7 @@ Each generation's coefficients are fitted on its own points (efficiencies
 are fractions of each GPU's datasheet peaks, so a generation's GPUs share
 them); "all" is fitted on every point, for a GPU whose generation has none.
 Each point's relative errors weigh %g (TPOT), %g (saturated throughput)
-and %g (TTFT) in the fit, a Huber least squares (fidelity/fit.go).
+and %g (TTFT) in the fit, a Huber least squares (calibrate.AggregateFit).
 cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
 errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
