@@ -2,8 +2,9 @@
 // with a schedule of requests and writes what users saw and what the
 // server did into a run directory.
 //
-// Read Run (run.go) first: it is the whole run in order, the checks that
-// may refuse it (options, preflight, --out) → the prediction → the run
+// Read Run (run.go) first: it is the whole run in order, the schedule
+// made from the options' traffic, dataset and what-ifs (traffic.go), the
+// checks that may refuse it (options, preflight, --out) → the prediction → the run
 // directory → scraping and the connections' warm-up → the load → the
 // summary and the run's final state. Options (options.go) is everything a
 // run needs, checked by Validate; Write (write.go) prints the Outcome and

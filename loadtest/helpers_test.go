@@ -39,16 +39,22 @@ func traffic(t *testing.T, o workload.TrafficOptions, seed uint64) []workload.Re
 	t.Helper()
 	o.Traffic = cmp.Or(o.Traffic, workload.DefaultTraffic)
 	o.Arrival = cmp.Or(o.Arrival, "poisson")
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := o.Load(cat, seed, &bytes.Buffer{})
+	reqs, err := o.Load(catalog(t), seed, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	EnsureIDs(reqs)
 	return reqs
+}
+
+// catalog is the embedded profiles.
+func catalog(t *testing.T) *profiles.Catalog {
+	t.Helper()
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
 }
 
 // synthetic is n requests at rate per second (a closed loop of

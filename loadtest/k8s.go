@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -193,4 +194,19 @@ func envOr(name string) string {
 		return "OPENAI_API_KEY"
 	}
 	return name
+}
+
+// PrintK8sJob writes the load test of o to w as the Job k describes,
+// sending nothing: the schedule made as Run would make it, the pods sized
+// for it (SizeFor), the shards starting StartDelay after now.
+func PrintK8sJob(w io.Writer, o Options, k K8sJobOptions, now time.Time) error {
+	if err := o.loadRequests(); err != nil {
+		return err
+	}
+	k.SizeFor(o.Requests, o.Concurrency, o.MaxInFlight)
+	job, err := K8sJob(k, now)
+	if err != nil {
+		return inputerr.New(err)
+	}
+	return WriteK8sJob(w, job, k)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadgen"
+	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
 	"github.com/thinkcap/thinkcap/workload"
@@ -36,12 +37,18 @@ type Options struct {
 	NoReasoningParser bool          // --no-reasoning-parser
 
 	// The load. Requests is the schedule, every request with an ID
-	// (EnsureIDs) and the what-if transforms applied.
+	// (EnsureIDs) and the what-if transforms applied; nil: Run makes it
+	// from Traffic (with the profiles of Catalog), Dataset and WhatIf, and
+	// sets Replay.
 	Requests    []workload.Request
-	Replay      bool          // the requests replay a log (--workload)
-	Concurrency int           // --concurrency: closed loop when > 0
-	MaxInFlight int           // --max-in-flight
-	Duration    time.Duration // --duration (0: no limit)
+	Traffic     workload.TrafficOptions // --workload, --traffic, --rate, --prompt-tokens, ...
+	Catalog     *profiles.Catalog       // the traffic profiles (--profiles)
+	Dataset     Dataset                 // --dataset-name and its flags
+	WhatIf      workload.WhatIfOptions  // --think-budget, --effort, --escalate, --history
+	Replay      bool                    // the requests replay a log (--workload)
+	Concurrency int                     // --concurrency: closed loop when > 0
+	MaxInFlight int                     // --max-in-flight
+	Duration    time.Duration           // --duration (0: no limit)
 	// DurationGiven says --duration was given: 0 given is refused.
 	DurationGiven bool
 	Warmup        Warmup  // --warmup
@@ -112,8 +119,8 @@ type Options struct {
 	Shard           *loadgen.Shard
 	StartAt         time.Time
 	ScrapeAllShards bool
-	// PromptTexts are a dataset's prompts by request ID (--dataset-name):
-	// sent as given, never written unless --save-text.
+	// PromptTexts are a dataset's prompts by request ID (set with the
+	// Dataset's requests): sent as given, never written unless --save-text.
 	PromptTexts map[string]string
 	Predict     *Predict // --predict (nil: off)
 }

@@ -51,6 +51,9 @@ type run struct {
 // no directory; SIGINT or SIGTERM stop the load, and the Outcome says so
 // (Write returns the InterruptedError after printing what was measured).
 func Run(ctx context.Context, o Options) (*Outcome, error) {
+	if err := o.loadRequests(); err != nil {
+		return nil, err
+	}
 	r, err := prepare(ctx, &o)
 	if err != nil {
 		return nil, err

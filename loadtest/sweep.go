@@ -13,7 +13,6 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/verify"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // This file is a sweep: one load test per load point (`--rate 1,2,4,8`,
@@ -47,20 +46,32 @@ func (p SweepPoint) load() float64 {
 	return p.Rate
 }
 
-// SweepOptions are a sweep's: one run's options for every point, the
-// points (or Auto), and the requests of a point.
+// SweepOptions are a sweep's: one run's options for every point, and the
+// points (or Auto).
 type SweepOptions struct {
 	// Base is every point's options; Base.Out is the sweep's directory,
-	// each point a directory in it. Requests and Concurrency are the
-	// point's.
+	// each point a directory in it. A point's requests are Base.Traffic at
+	// its rate (pointRequests); its Concurrency is the point's.
 	Base Options
 	// Points, lightest first; or Auto > 0: GuideLLM's sweep, a
 	// synchronous run (concurrency 1), a throughput run (every request at
 	// once), then Auto rates evenly between the two runs' request rates.
 	Points []SweepPoint
 	Auto   int
-	// Requests are a point's requests (the traffic at its rate).
-	Requests func(SweepPoint) ([]workload.Request, error)
+}
+
+// pointOptions are Base with a point's requests: the base traffic at the
+// point's rate, or at a listed concurrency (a closed loop's arrival times
+// are not used); GuideLLM's points take the traffic's default rate.
+func (so *SweepOptions) pointOptions(base Options, p SweepPoint) (Options, error) {
+	o := base
+	o.Requests = nil
+	o.Traffic.RatePerS, o.Traffic.Concurrency = max(p.Rate, 0), 0
+	if so.Auto == 0 {
+		o.Traffic.Concurrency = max(p.Concurrency, 0)
+	}
+	err := o.loadRequests()
+	return o, err
 }
 
 // SweepRow is one point's outcome.
@@ -116,14 +127,14 @@ func Sweep(ctx context.Context, so SweepOptions) (*SweepOutcome, error) {
 	}
 	for i := 0; i < len(points); i++ {
 		p := points[i]
-		reqs, err := so.Requests(p)
+		o, err := so.pointOptions(base, p)
 		if err != nil {
 			return out, err
 		}
 		if p.Concurrency < 0 {
-			p.Concurrency = len(reqs)
+			p.Concurrency = len(o.Requests)
 		}
-		row, stopped, err := runPoint(ctx, base, p, reqs, rowBefore(out.Rows))
+		row, stopped, err := runPoint(ctx, o, p, rowBefore(out.Rows))
 		if err != nil {
 			return out, err
 		}
@@ -172,13 +183,13 @@ func autoRates(sync, throughput SweepRow, n int) []SweepPoint {
 
 // runPoint runs one point's load test quietly (its lines on stderr, its
 // tables left to the sweep's), and judges whether it saturated.
-func runPoint(ctx context.Context, base Options, p SweepPoint, reqs []workload.Request, prev *SweepRow) (SweepRow, os.Signal, error) {
-	o := base
-	o.Requests, o.Concurrency = reqs, p.Concurrency
-	o.Out = filepath.Join(base.Out, p.Label())
+func runPoint(ctx context.Context, o Options, p SweepPoint, prev *SweepRow) (SweepRow, os.Signal, error) {
+	predict := o.Predict
+	o.Concurrency = p.Concurrency
+	o.Out = filepath.Join(o.Out, p.Label())
 	o.Stdout, o.Predict = io.Discard, nil
 	row := SweepRow{Point: p, Dir: o.Out}
-	fmt.Fprintf(base.Stderr, "thinkcap: sweep point %s\n", p.Label())
+	fmt.Fprintf(o.Stderr, "thinkcap: sweep point %s\n", p.Label())
 	res, err := Run(ctx, o)
 	if err != nil {
 		return row, nil, err
@@ -202,8 +213,8 @@ func runPoint(ctx context.Context, base Options, p SweepPoint, reqs []workload.R
 		row.Measured, row.TimeScale = &s, k
 	}
 	row.Saturated = saturation(p, run, row.Measured, prev)
-	if base.Predict != nil {
-		if pred, err := predictPoint(base.Predict, run); err != nil {
+	if predict != nil {
+		if pred, err := predictPoint(predict, run); err != nil {
 			row.Error = errors.Join(errors.New(row.Error), fmt.Errorf("--predict: %w", err)).Error()
 		} else {
 			row.Predicted = pred

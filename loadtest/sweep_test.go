@@ -31,9 +31,9 @@ func readSweep(t *testing.T, dir string) SweepOutcome {
 func sweepOptions(t *testing.T, url, dir string, n int) SweepOptions {
 	base := testOptions(url, dir, nil)
 	base.Model, base.ScrapeInterval = "slow-model", time.Second
-	return SweepOptions{Base: base, Requests: func(p SweepPoint) ([]workload.Request, error) {
-		return traffic(t, workload.TrafficOptions{Requests: n, RatePerS: p.Rate, Prompt: "8", Think: "4", Answer: "4"}, 0), nil
-	}}
+	base.Traffic = workload.TrafficOptions{Traffic: workload.DefaultTraffic, Arrival: "poisson", Requests: n, Prompt: "8", Think: "4", Answer: "4"}
+	base.Catalog = catalog(t)
+	return SweepOptions{Base: base}
 }
 
 // TestAutoSweep: Auto N runs a synchronous point, a throughput point

@@ -26,6 +26,7 @@ var flagNames = map[string]string{
 	"Concurrency":              "--concurrency",
 	"Confidence":               "--confidence",
 	"Corpus":                   "--corpus",
+	"Dataset.Path":             "--dataset-path",
 	"DrainTimeout":             "--drain-timeout",
 	"Duration":                 "--duration",
 	"Effort":                   "--effort",

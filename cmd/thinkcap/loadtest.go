@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"time"
@@ -176,19 +175,25 @@ func runLoadtest(cmd *cobra.Command, o *loadtestOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.traffic.sweep() || o.sweepN != 0 {
+	sweep := o.traffic.sweep() || o.sweepN != 0
+	if sweep {
 		if o.k8s.job != "" {
 			return inputerr.New(errors.New("--k8s-job prints one load test as a Job: a sweep is several"))
 		}
-		return runSweep(cmd, o, opts)
+		if err := o.checkSweep(); err != nil {
+			return err
+		}
 	}
-	if opts.Requests, err = o.requests(cmd.ErrOrStderr()); err != nil {
+	if opts.Catalog, err = (&deploymentFlags{profilesPath: o.profilesPath}).catalog(); err != nil {
 		return err
 	}
-	if o.k8s.job != "" {
-		return printK8sJob(cmd, o, opts, opts.Requests)
-	}
 	opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	switch {
+	case sweep:
+		return runSweep(cmd, o, opts)
+	case o.k8s.job != "":
+		return loadtest.PrintK8sJob(cmd.OutOrStdout(), opts, o.k8s.options(cmd.Flags(), o.apiKeyEnv), time.Now())
+	}
 	out, err := loadtest.Run(cmd.Context(), opts)
 	if err == nil {
 		err = loadtest.Write(cmd.OutOrStdout(), out)
@@ -205,7 +210,8 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 	opts := loadtest.Options{
 		URL: o.url, Model: o.model, Endpoint: o.endpoint, APIKey: os.Getenv(o.apiKeyEnv), APIKeyEnv: o.apiKeyEnv,
 		CACert: o.caCert, HeaderTimeout: o.headerTimeout, RequestTimeout: o.requestTimeout, StallTimeout: o.stallTimeout, NoReasoningParser: o.noParser,
-		Replay: o.traffic.workload != "", Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight, MaxRate: o.maxRate,
+		Traffic: o.traffic.options(), WhatIf: o.whatIf.options(), Dataset: o.dataset.options(),
+		Concurrency: o.traffic.concurrency(), MaxInFlight: o.maxInFlight, MaxRate: o.maxRate,
 		Duration: o.duration, DurationGiven: fs.Changed("duration"),
 		ForceLength: o.forceLength, SaveText: o.saveText, Seed: o.seed,
 		ThinkBudget: o.whatIf.thinkBudget, BudgetPolicy: o.whatIf.policy, Route: o.whatIf.route,
@@ -217,11 +223,6 @@ func (o *loadtestOptions) options(fs *pflag.FlagSet) (loadtest.Options, error) {
 		Predict: o.predict.options(o.profilesPath),
 	}
 	o.parse(fs, &opts, &errs)
-	if o.dataset.name != "" {
-		// Filled by requests(), for every sweep point alike.
-		o.dataset.texts = map[string]string{}
-		opts.PromptTexts = o.dataset.texts
-	}
 	if err := errs.Err(); err != nil {
 		return opts, err
 	}
@@ -273,35 +274,20 @@ func (o *loadtestOptions) parse(fs *pflag.FlagSet, opts *loadtest.Options, errs 
 	}
 }
 
-// requests reads or generates the traffic, each request with an ID, and
-// applies the what-if transforms: thinking budgets as the server sees
-// them.
-func (o *loadtestOptions) requests(warn io.Writer) ([]workload.Request, error) {
-	cat, err := (&deploymentFlags{profilesPath: o.profilesPath}).catalog()
-	if err != nil {
-		return nil, err
-	}
-	reqs, err := o.traffic.load(cat, o.seed, warn)
-	if err != nil {
-		return nil, err
-	}
-	loadtest.EnsureIDs(reqs)
-	if err := o.dataset.apply(reqs, o.seed); err != nil {
-		return nil, err
-	}
-	reqs, _, err = o.whatIf.apply(reqs, o.seed)
-	return reqs, err
-}
-
-// runSweep runs a load test per point of --rate or --concurrency's list,
-// or of --sweep N, each with the traffic at its rate.
-func runSweep(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options) error {
+// checkSweep refuses the sweep flags that contradict each other.
+func (o *loadtestOptions) checkSweep() error {
 	if o.sweepN < 0 {
 		return inputerr.New(fmt.Errorf("--sweep %d: want the number of rates between the synchronous and the throughput runs", o.sweepN))
 	}
 	if o.sweepN > 0 && o.traffic.sweep() {
 		return inputerr.New(errors.New("--sweep chooses its own rates: give it or a list of --rate/--concurrency, not both"))
 	}
+	return nil
+}
+
+// runSweep runs a load test per point of --rate or --concurrency's list,
+// or of --sweep N, each with the traffic at its rate.
+func runSweep(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options) error {
 	var points []loadtest.SweepPoint
 	for _, r := range o.traffic.rates.vals {
 		points = append(points, loadtest.SweepPoint{Rate: r})
@@ -312,18 +298,7 @@ func runSweep(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options) err
 	slices.SortFunc(points, func(a, b loadtest.SweepPoint) int {
 		return cmp.Compare(a.Rate+float64(a.Concurrency), b.Rate+float64(b.Concurrency))
 	})
-	opts.Stdout, opts.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-	rates, concs := o.traffic.rates, o.traffic.concurrencies
-	so := loadtest.SweepOptions{Base: opts, Points: points, Auto: o.sweepN,
-		Requests: func(p loadtest.SweepPoint) ([]workload.Request, error) {
-			o.traffic.rates.vals, o.traffic.concurrencies.vals = nil, nil
-			defer func() { o.traffic.rates, o.traffic.concurrencies = rates, concs }()
-			if p.Rate > 0 {
-				o.traffic.rates.vals = []float64{p.Rate}
-			}
-			return o.requests(cmd.ErrOrStderr())
-		}}
-	out, err := loadtest.Sweep(cmd.Context(), so)
+	out, err := loadtest.Sweep(cmd.Context(), loadtest.SweepOptions{Base: opts, Points: points, Auto: o.sweepN})
 	if err == nil || out != nil && len(out.Rows) > 0 {
 		err = errors.Join(err, loadtest.WriteSweep(cmd.OutOrStdout(), out))
 	}

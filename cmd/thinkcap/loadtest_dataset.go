@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/loadtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -18,7 +18,6 @@ type datasetFlags struct {
 	name, path        string
 	sharegptOutputLen int
 	customOutputLen   int
-	texts             map[string]string // filled by apply, shared with loadtest.Options
 }
 
 func (d *datasetFlags) register(fs *pflag.FlagSet) {
@@ -54,21 +53,11 @@ func (d *datasetFlags) validate(t *trafficFlags) error {
 	return errors.Join(errs...)
 }
 
-// apply reads the dataset and puts its prompts on reqs
-// (workload.UseDataset), their text into the options' PromptTexts.
-func (d *datasetFlags) apply(reqs []workload.Request, seed int64) error {
-	if d.name == "" {
-		return nil
-	}
+// options are the flags as the load test's dataset.
+func (d *datasetFlags) options() loadtest.Dataset {
 	outLen := d.sharegptOutputLen
 	if d.name == workload.DatasetCustom {
 		outLen = d.customOutputLen
 	}
-	ps, err := workload.ReadDataset(d.name, d.path, workload.DatasetOptions{OutputLen: outLen})
-	if err != nil {
-		return inputerr.New(fmt.Errorf("--dataset-path: %w", err))
-	}
-	clear(d.texts)
-	workload.UseDataset(reqs, d.name, ps, uint64(seed), d.texts)
-	return nil
+	return loadtest.Dataset{Name: d.name, Path: d.path, OutputLen: outLen}
 }

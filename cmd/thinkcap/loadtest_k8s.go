@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/thinkcap/thinkcap/internal/inputerr"
 	"github.com/thinkcap/thinkcap/loadtest"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // k8sFlags are loadtest's flags for printing the test as a Kubernetes Job.
@@ -57,20 +54,14 @@ func (f *k8sFlags) validate(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// printK8sJob prints the load test as a Job: the pods run this command
+// options are the flags as the Job's options: the pods run this command
 // line, less the Job's own flags, each its shard.
-func printK8sJob(cmd *cobra.Command, o *loadtestOptions, opts loadtest.Options, reqs []workload.Request) error {
-	k := loadtest.K8sJobOptions{
-		Name: o.k8s.job, Namespace: o.k8s.namespace, Shards: o.k8s.shards, Image: o.k8s.image,
-		Secret: o.k8s.secret, APIKeyEnv: o.apiKeyEnv, Claim: o.k8s.pvc, StartDelay: o.k8s.startDelay,
-		Args: podArgs(cmd.Flags(), k8sFlagNames),
+func (f *k8sFlags) options(fs *pflag.FlagSet, apiKeyEnv string) loadtest.K8sJobOptions {
+	return loadtest.K8sJobOptions{
+		Name: f.job, Namespace: f.namespace, Shards: f.shards, Image: f.image,
+		Secret: f.secret, APIKeyEnv: apiKeyEnv, Claim: f.pvc, StartDelay: f.startDelay,
+		Args: podArgs(fs, k8sFlagNames),
 	}
-	k.SizeFor(reqs, opts.Concurrency, opts.MaxInFlight)
-	job, err := loadtest.K8sJob(k, time.Now())
-	if err != nil {
-		return inputerr.New(err)
-	}
-	return loadtest.WriteK8sJob(cmd.OutOrStdout(), job, k)
 }
 
 // podArgs is the load test's command line for the pods: "loadtest" and
