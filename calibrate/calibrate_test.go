@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/calibrate"
+	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/verify"
@@ -27,9 +28,9 @@ import (
 // roughly doubles every step's KV reads.
 func TestReconstructedSpansMatchTheEngine(t *testing.T) {
 	for _, replicas := range []int{1, 2} {
-		cfg := testConfig(t)
+		cfg := runtest.Qwen3OnH100(t)
 		cfg.Replicas = replicas
-		run := simulatedRun(t, cfg, testTraffic(t, 300, 8*float64(replicas), 1), "sim")
+		run := simulatedRun(t, cfg, runtest.Traffic(t, 300, 8*float64(replicas), 1), "sim")
 		o := verify.Observe(cfg, run)
 		errs, err := calibrate.DecodeSpanErrors(&o)
 		if err != nil {
@@ -55,7 +56,7 @@ func TestReconstructedSpansMatchTheEngine(t *testing.T) {
 // started from the profile's, finds them within 5% (the data are free of
 // noise; the error is the batch rebuild's), and the held-out error falls.
 func TestCalibrateRecoversCoefficients(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	truth := cfg.Step
 	truth.KVBandwidthEfficiency = 0.62
 	truth.ComputeEfficiency = 0.42
@@ -63,8 +64,8 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 	server := cfg
 	server.Step = truth
 	runs := []*verify.Run{
-		simulatedRun(t, server, testTraffic(t, 300, 2, 1), "a"),
-		simulatedRun(t, server, testTraffic(t, 300, 12, 2), "b"),
+		simulatedRun(t, server, runtest.Traffic(t, 300, 2, 1), "a"),
+		simulatedRun(t, server, runtest.Traffic(t, 300, 12, 2), "b"),
 	}
 	c, err := calibrate.Calibrate(verify.Observations([]sim.Config{cfg, cfg}, runs), nil, nil)
 	if err != nil {
@@ -94,10 +95,10 @@ func TestCalibrateRecoversCoefficients(t *testing.T) {
 // is 0 before, and a fit can only move away from it. The calibration says
 // so instead of passing for an improvement.
 func TestCalibrateNoImprovement(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	runs := []*verify.Run{
-		simulatedRun(t, cfg, testTraffic(t, 200, 2, 1), "a"),
-		simulatedRun(t, cfg, testTraffic(t, 200, 12, 2), "b"),
+		simulatedRun(t, cfg, runtest.Traffic(t, 200, 2, 1), "a"),
+		simulatedRun(t, cfg, runtest.Traffic(t, 200, 12, 2), "b"),
 	}
 	c, err := calibrate.Calibrate(verify.Observations([]sim.Config{cfg, cfg}, runs), nil, nil)
 	if err != nil {
@@ -113,10 +114,10 @@ func TestCalibrateNoImprovement(t *testing.T) {
 // file, which reads back as the same coefficients; the held-out error of
 // a real improvement is reported as one.
 func TestCalibrateRoundsCoefficients(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	server := cfg
 	server.Step.KVBandwidthEfficiency, server.Step.ComputeEfficiency, server.Step.StepOverheadMs = 0.62, 0.42, 2.3
-	run := simulatedRun(t, server, testTraffic(t, 200, 6, 3), "a")
+	run := simulatedRun(t, server, runtest.Traffic(t, 200, 6, 3), "a")
 	obs := verify.Observe(cfg, run)
 	c, err := calibrate.Calibrate([]calibrate.Observation{obs}, nil, nil)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -13,12 +14,12 @@ import (
 // smaller model, each with its own traffic.
 func twoPools(t *testing.T) []Pool {
 	t.Helper()
-	g := refGPU(t, "h100-sxm")
-	main := sim.Config{Model: refModel(t, "qwen3-8b"), GPU: g, Step: g.Step, Replicas: 2, TimelineIntervalS: 1}
-	small := sim.Config{Model: refModel(t, "qwen3-1.7b"), GPU: g, Step: g.Step, Replicas: 1, TimelineIntervalS: 1}
+	g := simtest.GPU(t, "h100-sxm")
+	main := sim.Config{Model: simtest.Model(t, "qwen3-8b"), GPU: g, Step: g.Step, Replicas: 2, TimelineIntervalS: 1}
+	small := sim.Config{Model: simtest.Model(t, "qwen3-1.7b"), GPU: g, Step: g.Step, Replicas: 1, TimelineIntervalS: 1}
 	return []Pool{
-		{Name: "thinking", Config: main, Requests: summaryTraffic(t, 40, 4, 1)},
-		{Name: "route", Config: small, Requests: summaryTraffic(t, 20, 2, 2)},
+		{Name: "thinking", Config: main, Requests: simtest.MixedTraffic(t, 40, 4, 1)},
+		{Name: "route", Config: small, Requests: simtest.MixedTraffic(t, 20, 2, 2)},
 	}
 }
 

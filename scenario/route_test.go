@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/sim"
 )
 
@@ -49,7 +50,7 @@ func TestRouteOptionsValidate(t *testing.T) {
 }
 
 func TestRoutePoolsConfig(t *testing.T) {
-	cat := refCatalog(t)
+	cat := simtest.Catalog(t)
 	dep := sim.DeploymentOptions{
 		Model: "qwen3-8b", GPU: "h100-sxm",
 		SpeculativeConfig: `{"method":"ngram","num_speculative_tokens":2}`,
@@ -60,7 +61,7 @@ func TestRoutePoolsConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	main.TimelineIntervalS = 0.5
-	reqs := summaryTraffic(t, 50, 4, 5)
+	reqs := simtest.MixedTraffic(t, 50, 4, 5)
 	for i := range reqs {
 		reqs[i].Mode = []string{"low", "high"}[i%2]
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -213,7 +214,7 @@ func TestCapacityCorpus(t *testing.T) {
 	if len(rows) == 0 {
 		t.Skip("no corpus rows in testdata/capacity")
 	}
-	cat := refCatalog(t)
+	cat := simtest.Catalog(t)
 	// --vllm-version's default is the newest release the corpus covers.
 	def, _ := ParseVLLMVersion(DefaultVLLMVersion)
 	for _, r := range rows {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 // TestCapacityMatchesLoggedDataPoints: given the available KV memory vLLM
@@ -14,19 +16,19 @@ import (
 // 3 % for every V1 row whose architecture the profiles can build.
 func TestCapacityMatchesLoggedDataPoints(t *testing.T) {
 	points := refDatapoints(t)
-	qwen235 := refModel(t, "qwen3-235b-a22b")
+	qwen235 := simtest.Model(t, "qwen3-235b-a22b")
 	cases := []struct {
 		id  string
 		cfg Config
 	}{
 		// S1: Qwen3-VL-235B-A22B's text stack is Qwen3-235B-A22B's (94 layers, 4 KV heads).
-		{"S1", Config{Model: qwen235, GPU: refGPU(t, "b200"), TensorParallelSize: 4, Quantization: "fp8",
+		{"S1", Config{Model: qwen235, GPU: simtest.GPU(t, "b200"), TensorParallelSize: 4, Quantization: "fp8",
 			MaxModelLen: 32768, MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192}},
-		{"S4", Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192}},
-		{"S5", Config{Model: refQwen25VL7B(), GPU: refGPU(t, "l4"), TensorParallelSize: 2, MaxModelLen: 8192}},
-		{"S6", Config{Model: qwen235, GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 4, Quantization: "fp8"}},
-		{"S7", Config{Model: refModel(t, "qwen3-1.7b"), GPU: refGPU24(), MaxModelLen: 1024, MaxNumSeqs: 1}},
-		{"S8", Config{Model: refModel(t, "llama-3.1-8b"), GPU: refGPU24(), MaxModelLen: 20000}},
+		{"S4", Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192}},
+		{"S5", Config{Model: refQwen25VL7B(), GPU: simtest.GPU(t, "l4"), TensorParallelSize: 2, MaxModelLen: 8192}},
+		{"S6", Config{Model: qwen235, GPU: simtest.GPU(t, "h100-sxm"), TensorParallelSize: 4, Quantization: "fp8"}},
+		{"S7", Config{Model: simtest.Model(t, "qwen3-1.7b"), GPU: refGPU24(), MaxModelLen: 1024, MaxNumSeqs: 1}},
+		{"S8", Config{Model: simtest.Model(t, "llama-3.1-8b"), GPU: refGPU24(), MaxModelLen: 20000}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.id, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestCapacityMatchesLoggedDataPoints(t *testing.T) {
 	// the concurrency and token lines follow vLLM's formulas exactly.
 	t.Run("S9", func(t *testing.T) {
 		want := points["S9"]
-		c := refResolved(t, Config{Model: refModel(t, "llama-3.1-70b"), GPU: refGPU(t, "h100-sxm"), Quantization: "fp8",
+		c := refResolved(t, Config{Model: simtest.Model(t, "llama-3.1-70b"), GPU: simtest.GPU(t, "h100-sxm"), Quantization: "fp8",
 			GPUMemoryUtilization: 0.98, MaxModelLen: 2048, NumGPUBlocksOverride: want.blocks})
 		got, err := ComputeCapacity(&c)
 		if err != nil {
@@ -92,9 +94,9 @@ func TestCapacityEndToEnd(t *testing.T) {
 		tokens    int64
 		tolerance float64
 	}{
-		{"S4", Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192},
+		{"S4", Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192},
 			points["S4"].availGiB, points["S4"].tokens, 0.03},
-		{"S1", Config{Model: refModel(t, "qwen3-235b-a22b"), GPU: refGPU(t, "b200"), TensorParallelSize: 4, Quantization: "fp8",
+		{"S1", Config{Model: simtest.Model(t, "qwen3-235b-a22b"), GPU: simtest.GPU(t, "b200"), TensorParallelSize: 4, Quantization: "fp8",
 			MaxModelLen: int(s1.maxLen), MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192}, s1.availGiB, s1.tokens, 0.05},
 	}
 	for _, tc := range cases {
@@ -127,7 +129,7 @@ func TestCapacityEndToEnd(t *testing.T) {
 // TestStartupLogFormat renders S1's lines as vLLM prints them and reads
 // them back with the parser used on the real log.
 func TestStartupLogFormat(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-235b-a22b"), GPU: refGPU(t, "b200"), TensorParallelSize: 4,
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-235b-a22b"), GPU: simtest.GPU(t, "b200"), TensorParallelSize: 4,
 		Quantization: "fp8", MaxModelLen: 32768, KVCacheMemoryBytes: int64(math.Round(96.48 * bytesPerGiB))})
 	got, err := ComputeCapacity(&c)
 	if err != nil {
@@ -152,37 +154,37 @@ func TestStartupLogFormat(t *testing.T) {
 // TestKVBytesPerToken checks hand-computed bytes per token per GPU
 // (vllm/v1/kv_cache_interface.py; the configs cited in profiles/data/models.yaml).
 func TestKVBytesPerToken(t *testing.T) {
-	draft := refModel(t, "qwen3-0.6b")
+	draft := simtest.Model(t, "qwen3-0.6b")
 	cases := []struct {
 		name string
 		cfg  Config
 		want int64
 	}{
-		{"llama-3.1-8b bf16: 2·8·128·2·32", Config{Model: refModel(t, "llama-3.1-8b")}, 131072},
-		{"llama-3.1-8b fp8 halves", Config{Model: refModel(t, "llama-3.1-8b"), KVCacheDtype: "fp8"}, 65536},
-		{"llama-3.1-8b fp8_e5m2", Config{Model: refModel(t, "llama-3.1-8b"), KVCacheDtype: "fp8_e5m2"}, 65536},
-		{"qwen3-8b", Config{Model: refModel(t, "qwen3-8b")}, 147456},
-		{"qwen3-8b TP2 shards KV heads", Config{Model: refModel(t, "qwen3-8b"), TensorParallelSize: 2}, 73728},
+		{"llama-3.1-8b bf16: 2·8·128·2·32", Config{Model: simtest.Model(t, "llama-3.1-8b")}, 131072},
+		{"llama-3.1-8b fp8 halves", Config{Model: simtest.Model(t, "llama-3.1-8b"), KVCacheDtype: "fp8"}, 65536},
+		{"llama-3.1-8b fp8_e5m2", Config{Model: simtest.Model(t, "llama-3.1-8b"), KVCacheDtype: "fp8_e5m2"}, 65536},
+		{"qwen3-8b", Config{Model: simtest.Model(t, "qwen3-8b")}, 147456},
+		{"qwen3-8b TP2 shards KV heads", Config{Model: simtest.Model(t, "qwen3-8b"), TensorParallelSize: 2}, 73728},
 		// 4 KV heads over TP 8: each GPU keeps one replicated head.
-		{"qwen3-235b TP8 replicates", Config{Model: refModel(t, "qwen3-235b-a22b"), TensorParallelSize: 8, Quantization: "fp8"}, 94 * 2 * 128 * 2},
-		{"qwen3-235b TP4", Config{Model: refModel(t, "qwen3-235b-a22b"), TensorParallelSize: 4, Quantization: "fp8"}, 94 * 2 * 128 * 2},
+		{"qwen3-235b TP8 replicates", Config{Model: simtest.Model(t, "qwen3-235b-a22b"), TensorParallelSize: 8, Quantization: "fp8"}, 94 * 2 * 128 * 2},
+		{"qwen3-235b TP4", Config{Model: simtest.Model(t, "qwen3-235b-a22b"), TensorParallelSize: 4, Quantization: "fp8"}, 94 * 2 * 128 * 2},
 		// MLA: (512 + 64) × 2 B × 61 layers, not sharded by TP; "auto" is bf16 despite fp8 weights.
-		{"deepseek-r1 MLA", Config{Model: refModel(t, "deepseek-r1"), TensorParallelSize: 8}, 70272},
-		{"deepseek-r1 MLA fp8", Config{Model: refModel(t, "deepseek-r1"), TensorParallelSize: 8, KVCacheDtype: "fp8"}, 35136},
-		{"deepseek-r1 + MTP layer", Config{Model: refModel(t, "deepseek-r1"), TensorParallelSize: 8,
+		{"deepseek-r1 MLA", Config{Model: simtest.Model(t, "deepseek-r1"), TensorParallelSize: 8}, 70272},
+		{"deepseek-r1 MLA fp8", Config{Model: simtest.Model(t, "deepseek-r1"), TensorParallelSize: 8, KVCacheDtype: "fp8"}, 35136},
+		{"deepseek-r1 + MTP layer", Config{Model: simtest.Model(t, "deepseek-r1"), TensorParallelSize: 8,
 			Speculative: &SpeculativeConfig{Method: SpecMTP, NumSpeculativeTokens: 1}}, 62 * 1152},
-		{"gpt-oss-20b full layers: 12·2·8·64·2", Config{Model: refModel(t, "gpt-oss-20b")}, 24 << 10},
-		{"llama + EAGLE-3 layer", Config{Model: refModel(t, "llama-3.1-8b"),
+		{"gpt-oss-20b full layers: 12·2·8·64·2", Config{Model: simtest.Model(t, "gpt-oss-20b")}, 24 << 10},
+		{"llama + EAGLE-3 layer", Config{Model: simtest.Model(t, "llama-3.1-8b"),
 			Speculative: &SpeculativeConfig{Method: SpecEagle3, Model: "h", NumSpeculativeTokens: 3}}, 33 * 4096},
-		{"qwen3-8b + qwen3-0.6b draft", Config{Model: refModel(t, "qwen3-8b"), DraftModel: &draft,
+		{"qwen3-8b + qwen3-0.6b draft", Config{Model: simtest.Model(t, "qwen3-8b"), DraftModel: &draft,
 			Speculative: &SpeculativeConfig{Method: SpecDraftModel, Model: "d", NumSpeculativeTokens: 3}}, 147456 + 28*4096},
-		{"qwen3-8b + ngram adds nothing", Config{Model: refModel(t, "qwen3-8b"),
+		{"qwen3-8b + ngram adds nothing", Config{Model: simtest.Model(t, "qwen3-8b"),
 			Speculative: &SpeculativeConfig{Method: SpecNgram, NumSpeculativeTokens: 3}}, 147456},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cfg
-			c.GPU = refGPU(t, "h200")
+			c.GPU = simtest.GPU(t, "h200")
 			c.NumGPUBlocksOverride = 100000
 			c = refResolved(t, c)
 			got, err := ComputeCapacity(&c)
@@ -200,7 +202,7 @@ func TestKVBytesPerToken(t *testing.T) {
 // two groups of 12; a block id costs 12 pages; a request holds at most
 // cdiv(min(127 + 2·8192, len), 16) + 1 blocks in the sliding group.
 func TestSlidingWindowLayout(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB})
+	c := refResolved(t, Config{Model: simtest.Model(t, "gpt-oss-20b"), GPU: simtest.GPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB})
 	got, err := ComputeCapacity(&c)
 	if err != nil {
 		t.Fatal(err)
@@ -219,13 +221,13 @@ func TestSlidingWindowLayout(t *testing.T) {
 		t.Errorf("BlocksFor(100000) = %d; want %d", b, 6250+1033)
 	}
 	// ngram drafting turns async scheduling off: one batch in flight.
-	c2 := refResolved(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB,
+	c2 := refResolved(t, Config{Model: simtest.Model(t, "gpt-oss-20b"), GPU: simtest.GPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB,
 		Speculative: &SpeculativeConfig{Method: SpecNgram, NumSpeculativeTokens: 3}})
 	if got, _ := ComputeCapacity(&c2); got.Layout.SlidingBlocksCap != divUp(127+8192, 16)+1 {
 		t.Errorf("ngram SlidingBlocksCap = %d; want %d", got.Layout.SlidingBlocksCap, divUp(127+8192, 16)+1)
 	}
 	// An EAGLE-3 layer makes 13 full + 12 sliding: groups of 13 (vLLM pads the sliding group).
-	c3 := refResolved(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB,
+	c3 := refResolved(t, Config{Model: simtest.Model(t, "gpt-oss-20b"), GPU: simtest.GPU(t, "h100-sxm"), KVCacheMemoryBytes: 20 * bytesPerGiB,
 		Speculative: &SpeculativeConfig{Method: SpecEagle3, Model: "h", NumSpeculativeTokens: 3}})
 	got3, err := ComputeCapacity(&c3)
 	if err != nil {
@@ -237,7 +239,7 @@ func TestSlidingWindowLayout(t *testing.T) {
 }
 
 func TestCapacityDefaultsAndConcurrency(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: refGPU(t, "h200"), TensorParallelSize: 8})
+	c := refResolved(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: simtest.GPU(t, "h200"), TensorParallelSize: 8})
 	got, err := ComputeCapacity(&c)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +268,7 @@ func TestCapacityDefaultsAndConcurrency(t *testing.T) {
 // even where the memory model would refuse to start.
 func TestNumGPUBlocksOverrideWins(t *testing.T) {
 	for _, util := range []float64{0.92, 0.1} {
-		c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), GPUMemoryUtilization: util,
+		c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm"), GPUMemoryUtilization: util,
 			NumGPUBlocksOverride: 1234})
 		got, err := ComputeCapacity(&c)
 		if err != nil {
@@ -284,14 +286,14 @@ func TestCapacityErrors(t *testing.T) {
 		cfg  Config
 		want []string
 	}{
-		{"weights do not fit", Config{Model: refModel(t, "deepseek-r1"), GPU: refGPU(t, "h100-sxm")},
+		{"weights do not fit", Config{Model: simtest.Model(t, "deepseek-r1"), GPU: simtest.GPU(t, "h100-sxm")},
 			[]string{"weights need 6", "GPU has 72.85 GiB (at --gpu-memory-utilization 0.92)"}},
-		{"no room for KV", Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), GPUMemoryUtilization: 0.42},
+		{"no room for KV", Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-40g"), GPUMemoryUtilization: 0.42},
 			[]string{"no memory left for the KV cache", "--gpu-memory-utilization 0.42"}},
-		{"one request does not fit", Config{Model: refModel(t, "llama-3.1-8b"), GPU: refGPU24()},
+		{"one request does not fit", Config{Model: simtest.Model(t, "llama-3.1-8b"), GPU: refGPU24()},
 			[]string{"to serve one request of --max-model-len 131072", "larger than the available KV cache memory",
 				"the estimated maximum model length is", "reduce --max-model-len or raise --gpu-memory-utilization"}},
-		{"kv-cache-memory-bytes beyond the GPU", Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"),
+		{"kv-cache-memory-bytes beyond the GPU", Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-40g"),
 			KVCacheMemoryBytes: 30 * bytesPerGiB}, []string{"--kv-cache-memory-bytes 30.00 GiB plus weights"}},
 	}
 	for _, tc := range cases {
@@ -312,7 +314,7 @@ func TestCapacityErrors(t *testing.T) {
 		t.Errorf("unresolved config: error %v", err)
 	}
 	// The estimated maximum length is the longest that fits.
-	c := refResolved(t, Config{Model: refModel(t, "llama-3.1-8b"), GPU: refGPU24(), GPUMemoryUtilization: 0.9})
+	c := refResolved(t, Config{Model: simtest.Model(t, "llama-3.1-8b"), GPU: refGPU24(), GPUMemoryUtilization: 0.9})
 	_, err := ComputeCapacity(&c)
 	m := regexp.MustCompile(`estimated maximum model length is (\d+)`).FindStringSubmatch(err.Error())
 	if m == nil {

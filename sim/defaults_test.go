@@ -3,10 +3,12 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 func TestResolveDefaults(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm")})
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm")})
 	want := Config{Model: c.Model, GPU: c.GPU, TensorParallelSize: 1, KVCacheDtype: "auto", GPUMemoryUtilization: 0.92,
 		MaxNumSeqs: 1024, MaxNumBatchedTokens: 8192, MaxModelLen: 40960, BlockSize: 16, SchedulingPolicy: "fcfs",
 		Step: c.GPU.Step, Replicas: 1, Router: "round-robin", TimelineIntervalS: 1}
@@ -22,7 +24,7 @@ func TestResolveDefaults(t *testing.T) {
 // TestResolveBatchDefaults: vLLM's OPENAI_API_SERVER defaults by device
 // memory and the clamps applied to defaulted values only (vllm/engine/arg_utils.py).
 func TestResolveBatchDefaults(t *testing.T) {
-	qwen := refModel(t, "qwen3-8b")
+	qwen := simtest.Model(t, "qwen3-8b")
 	cases := []struct {
 		name                 string
 		gpu                  string
@@ -41,7 +43,7 @@ func TestResolveBatchDefaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := refResolved(t, Config{Model: qwen, GPU: refGPU(t, tc.gpu), MaxModelLen: tc.maxLen, MaxNumSeqs: tc.seqs, MaxNumBatchedTokens: tc.tokens})
+			c := refResolved(t, Config{Model: qwen, GPU: simtest.GPU(t, tc.gpu), MaxModelLen: tc.maxLen, MaxNumSeqs: tc.seqs, MaxNumBatchedTokens: tc.tokens})
 			if c.MaxNumSeqs != tc.wantSeqs || c.MaxNumBatchedTokens != tc.wantTokens {
 				t.Errorf("seqs, tokens = %d, %d; want %d, %d", c.MaxNumSeqs, c.MaxNumBatchedTokens, tc.wantSeqs, tc.wantTokens)
 			}
@@ -50,8 +52,8 @@ func TestResolveBatchDefaults(t *testing.T) {
 }
 
 func TestResolveMLABlockSizeAndStepMerge(t *testing.T) {
-	gpu := refGPU(t, "h200")
-	c := refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8})
+	gpu := simtest.GPU(t, "h200")
+	c := refResolved(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8})
 	if c.BlockSize != 64 {
 		t.Errorf("MLA BlockSize = %d; want 64 (FlashMLA)", c.BlockSize)
 	}
@@ -62,17 +64,17 @@ func TestResolveMLABlockSizeAndStepMerge(t *testing.T) {
 	// a fit may set a coefficient to 0, which is not "unset".
 	own := gpu.Step
 	own.PerLayerOverheadUs, own.APIRequestOverheadMs = 0, 0
-	if c = refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, Step: own}); c.Step != own {
+	if c = refResolved(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, Step: own}); c.Step != own {
 		t.Errorf("Step = %+v; want the config's own, zeros kept", c.Step)
 	}
-	c = refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, BlockSize: 128})
+	c = refResolved(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: gpu, TensorParallelSize: 8, BlockSize: 128})
 	if c.BlockSize != 128 {
 		t.Errorf("user BlockSize overridden: %d", c.BlockSize)
 	}
 }
 
 func TestResolveSpeculativeDefaults(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"),
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm"),
 		Speculative: &SpeculativeConfig{Method: SpecEagle3, Model: "h", NumSpeculativeTokens: 3}})
 	a, err := NewAcceptanceSampler(c.Speculative.AcceptanceRates)
 	if err != nil {
@@ -85,7 +87,7 @@ func TestResolveSpeculativeDefaults(t *testing.T) {
 
 // TestResolveErrors: every problem is reported at once, naming the flag.
 func TestResolveErrors(t *testing.T) {
-	qwen, r1 := refModel(t, "qwen3-8b"), refModel(t, "deepseek-r1")
+	qwen, r1 := simtest.Model(t, "qwen3-8b"), simtest.Model(t, "deepseek-r1")
 	cases := []struct {
 		name string
 		cfg  Config
@@ -120,7 +122,7 @@ func TestResolveErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cfg
 			if c.GPU.Name == "" && c.Model.Name != "" {
-				c.GPU = refGPU(t, "h100-sxm")
+				c.GPU = simtest.GPU(t, "h100-sxm")
 			}
 			err := c.Resolve()
 			if err == nil {
@@ -142,7 +144,7 @@ func TestResolveErrors(t *testing.T) {
 // which "auto" takes from 0.14 (vllm#30785); an explicit dtype, an older
 // release or another quantization leave the cache alone.
 func TestNVFP4CheckpointKVDtype(t *testing.T) {
-	base := Config{Model: refModel(t, "kimi-k2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 4, Quantization: "nvfp4"}
+	base := Config{Model: simtest.Model(t, "kimi-k2.5"), GPU: simtest.GPU(t, "b200"), TensorParallelSize: 4, Quantization: "nvfp4"}
 	for _, tc := range []struct {
 		version, kv, quant, want string
 	}{
@@ -167,14 +169,14 @@ func TestNVFP4CheckpointKVDtype(t *testing.T) {
 // NVIDIA's NVFP4 checkpoint of it (nvidia/MiniMax-M2.5-NVFP4), not a
 // mismatch; any other method that contradicts the checkpoint still is.
 func TestNVFP4CheckpointOfFP8MoE(t *testing.T) {
-	c := Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 2, Quantization: "nvfp4"}
+	c := Config{Model: simtest.Model(t, "minimax-m2.5"), GPU: simtest.GPU(t, "b200"), TensorParallelSize: 2, Quantization: "nvfp4"}
 	if err := c.Resolve(); err != nil {
 		t.Fatalf("minimax-m2.5 --quantization nvfp4: %v", err)
 	}
 	if expertDtype(&c) != "nvfp4" || linearDtype(&c) != "bf16" {
 		t.Errorf("MiniMax-M2.5-NVFP4: experts %q, attention %q; want nvfp4 and bf16", expertDtype(&c), linearDtype(&c))
 	}
-	c = Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "b200"), TensorParallelSize: 2, Quantization: "awq"}
+	c = Config{Model: simtest.Model(t, "minimax-m2.5"), GPU: simtest.GPU(t, "b200"), TensorParallelSize: 2, Quantization: "awq"}
 	if err := c.Resolve(); err == nil || !strings.Contains(err.Error(), "does not match the fp8 checkpoint") {
 		t.Errorf("minimax-m2.5 --quantization awq: %v; want a checkpoint mismatch", err)
 	}

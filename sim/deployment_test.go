@@ -3,10 +3,12 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 func TestDeploymentOptionsGivenZero(t *testing.T) {
-	cat := refCatalog(t)
+	cat := simtest.Catalog(t)
 	o := DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm"}
 	// Not given, 0 is vLLM's default.
 	cfg, err := o.Config(cat)
@@ -24,7 +26,7 @@ func TestDeploymentOptionsGivenZero(t *testing.T) {
 }
 
 func TestDeploymentOptionsConfigErrors(t *testing.T) {
-	cat := refCatalog(t)
+	cat := simtest.Catalog(t)
 	for _, tc := range []struct {
 		name string
 		o    DeploymentOptions

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -184,10 +185,10 @@ func TestAPIServerTime(t *testing.T) {
 // by its Jinja template: each takes its own API-server work per request,
 // and a profile without the Harmony figure falls back to the common one.
 func TestHarmonyAPIServerWork(t *testing.T) {
-	step := refGPU(t, "h100-sxm").Step
+	step := simtest.GPU(t, "h100-sxm").Step
 	step.APIServerCPUMs, step.HarmonyAPIServerCPUMs = 9, 3
-	gptOSS := Config{Model: refModel(t, "gpt-oss-20b"), Step: step}
-	qwen := Config{Model: refModel(t, "qwen3-8b"), Step: step}
+	gptOSS := Config{Model: simtest.Model(t, "gpt-oss-20b"), Step: step}
+	qwen := Config{Model: simtest.Model(t, "qwen3-8b"), Step: step}
 	if got := gptOSS.APIServerCPUMs(); got != 3 {
 		t.Errorf("gpt-oss-20b: %v ms of API-server work; want the Harmony figure, 3", got)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -34,7 +35,7 @@ func TestHeldForFreesOutOfWindow(t *testing.T) {
 // out-of-window blocks (about 141 blocks each at the end, against 264 if
 // it kept them all): none is preempted, while 1,300 blocks preempt.
 func TestSlidingWindowKeepsMoreRunning(t *testing.T) {
-	cfg := refResolved(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, "h100-sxm"), NumGPUBlocksOverride: 1500})
+	cfg := refResolved(t, Config{Model: simtest.Model(t, "gpt-oss-20b"), GPU: simtest.GPU(t, "h100-sxm"), NumGPUBlocksOverride: 1500})
 	reqs := make([]workload.Request, 10)
 	for i := range reqs {
 		reqs[i] = workload.Request{PromptTokens: 100, AnswerTokens: 2000}

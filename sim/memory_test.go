@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 func TestParseVLLMVersion(t *testing.T) {
@@ -79,7 +81,7 @@ func TestMemoryModelRanges(t *testing.T) {
 // under 0.28 it subtracts the estimate at 0.92; B200's batch defaults
 // follow the release; the LLM class batches more tokens.
 func TestVLLMVersionChangesCapacity(t *testing.T) {
-	base := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm")}
+	base := Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm")}
 	old, cur := base, base
 	old.VLLMVersion, cur.VLLMVersion = "0.19.1", "0.28.0"
 	old, cur = refResolved(t, old), refResolved(t, cur)
@@ -110,12 +112,12 @@ func TestVLLMVersionChangesCapacity(t *testing.T) {
 	}{
 		{"0.27.1", "", 8192}, {"0.28.0", "", 16384}, {"0.27.1", "llm", 16384},
 	} {
-		c := refResolved(t, Config{Model: base.Model, GPU: refGPU(t, "b200"), VLLMVersion: tc.version, EntryPoint: tc.entry})
+		c := refResolved(t, Config{Model: base.Model, GPU: simtest.GPU(t, "b200"), VLLMVersion: tc.version, EntryPoint: tc.entry})
 		if c.MaxNumBatchedTokens != tc.tokens {
 			t.Errorf("b200 %s %q: max_num_batched_tokens %d; want %d", tc.version, tc.entry, c.MaxNumBatchedTokens, tc.tokens)
 		}
 	}
-	a100 := refResolved(t, Config{Model: base.Model, GPU: refGPU(t, "a100-40g"), EntryPoint: "llm"})
+	a100 := refResolved(t, Config{Model: base.Model, GPU: simtest.GPU(t, "a100-40g"), EntryPoint: "llm"})
 	if a100.MaxNumBatchedTokens != 8192 || a100.MaxNumSeqs != 256 {
 		t.Errorf("a100 LLM class: %d tokens, %d seqs; want 8192, 256 (corpus R-08)", a100.MaxNumBatchedTokens, a100.MaxNumSeqs)
 	}
@@ -130,7 +132,7 @@ func TestVLLMVersionChangesCapacity(t *testing.T) {
 // the terms add up to the available KV memory; the JSON carries them.
 func TestCapacityBudgetExplain(t *testing.T) {
 	for _, version := range []string{"0.19.1", "0.28.0"} {
-		c := refResolved(t, Config{Model: refModel(t, "qwen3-32b"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 2, VLLMVersion: version})
+		c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-32b"), GPU: simtest.GPU(t, "h100-sxm"), TensorParallelSize: 2, VLLMVersion: version})
 		cp, err := ComputeCapacity(&c)
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +174,7 @@ func TestFlashInferSampler(t *testing.T) {
 		version string
 		torch   float64
 	}{{"0.10.1.1", 24}, {"0.19.0", 16}} {
-		base := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-80g"), VLLMVersion: tc.version, MaxModelLen: 8192, MaxNumBatchedTokens: 512}
+		base := Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-80g"), VLLMVersion: tc.version, MaxModelLen: 8192, MaxNumBatchedTokens: 512}
 		torch := refResolved(t, base)
 		base.FlashInferSampler = true
 		fi := refResolved(t, base)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 // TestMXFP4WeightsMatchLogs holds the MXFP4 experts' padded storage to the
@@ -26,7 +28,7 @@ func TestMXFP4WeightsMatchLogs(t *testing.T) {
 		// myoceane.fr "vLLM 部署地端模型系統訊息記錄 A100" (2026-04-18): vLLM 0.19.0.
 		{"myoceane A100", "gpt-oss-20b", "a100-80g", "0.19.0", 1, 13.72, mxfp4Marlin},
 	} {
-		c := refResolved(t, Config{Model: refModel(t, tc.model), GPU: refGPU(t, tc.gpu), TensorParallelSize: tc.tp,
+		c := refResolved(t, Config{Model: simtest.Model(t, tc.model), GPU: simtest.GPU(t, tc.gpu), TensorParallelSize: tc.tp,
 			VLLMVersion: tc.version, MaxModelLen: 8192})
 		if got := mxfp4BackendFor(&c); got != tc.backend {
 			t.Errorf("%s: backend %d, want %d", tc.log, got, tc.backend)
@@ -41,13 +43,13 @@ func TestMXFP4WeightsMatchLogs(t *testing.T) {
 // TestExpertStorageFactor: padding only ever adds bytes, only MXFP4 experts
 // are padded, and 2880 (gpt-oss) pads by the shapes worked out by hand.
 func TestExpertStorageFactor(t *testing.T) {
-	cat := refCatalog(t)
+	cat := simtest.Catalog(t)
 	for _, name := range cat.ModelNames() {
-		m := refModel(t, name)
+		m := simtest.Model(t, name)
 		for _, gpu := range []string{"a100-80g", "h100-sxm", "b200", "mi300x"} {
 			for _, v := range []string{"0.10.1", "0.11.0", "0.19.0"} {
 				for _, tp := range []int{1, 2, 4, 8} {
-					c := Config{Model: m, GPU: refGPU(t, gpu), TensorParallelSize: tp, VLLMVersion: v}
+					c := Config{Model: m, GPU: simtest.GPU(t, gpu), TensorParallelSize: tp, VLLMVersion: v}
 					f := expertStorageFactor(&c)
 					if f < 1 || f > 2 {
 						t.Errorf("%s on %s TP %d, %s: factor %.3f outside [1, 2]", name, gpu, tp, v, f)
@@ -59,7 +61,7 @@ func TestExpertStorageFactor(t *testing.T) {
 			}
 		}
 	}
-	m := refModel(t, "gpt-oss-120b")
+	m := simtest.Model(t, "gpt-oss-120b")
 	for _, tc := range []struct {
 		gpu, version string
 		tp           int
@@ -71,7 +73,7 @@ func TestExpertStorageFactor(t *testing.T) {
 		{"b200", "0.19.0", 1, 3072.0 * 3072 / (2880 * 2880)},                                     // FlashInfer: 256 and 256
 		{"h100-sxm", "0.19.0", 1, (2*(1472.0*5888)/(1440*5760) + (1472.0*3072)/(1440*2880)) / 3}, // Hopper value layout
 	} {
-		c := Config{Model: m, GPU: refGPU(t, tc.gpu), TensorParallelSize: tc.tp, VLLMVersion: tc.version}
+		c := Config{Model: m, GPU: simtest.GPU(t, tc.gpu), TensorParallelSize: tc.tp, VLLMVersion: tc.version}
 		if got := expertStorageFactor(&c); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("gpt-oss-120b on %s TP %d, %s: factor %.5f, want %.5f", tc.gpu, tc.tp, tc.version, got, tc.want)
 		}
@@ -88,7 +90,7 @@ func TestExplainNamesMXFP4Backend(t *testing.T) {
 		{"gpt-oss-120b", "b200", "0.19.0", "FlashInfer"},
 		{"qwen3-8b", "h100-sxm", "0.19.0", ""},
 	} {
-		c := refResolved(t, Config{Model: refModel(t, tc.model), GPU: refGPU(t, tc.gpu), VLLMVersion: tc.version, MaxModelLen: 8192})
+		c := refResolved(t, Config{Model: simtest.Model(t, tc.model), GPU: simtest.GPU(t, tc.gpu), VLLMVersion: tc.version, MaxModelLen: 8192})
 		cp, err := ComputeCapacity(&c)
 		if err != nil {
 			t.Fatal(err)

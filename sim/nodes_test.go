@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
+)
 
 // A replica within one server prices its all-reduces over NVLink as
 // before; TP 16 on 8-GPU servers crosses their network cards: a decode
@@ -10,9 +14,9 @@ import "testing"
 // sends only the stage transfer over the network.
 func TestReplicaAcrossServers(t *testing.T) {
 	decode := func(tp, pp int, perNode int) int64 {
-		g := refGPU(t, "h100-sxm")
+		g := simtest.GPU(t, "h100-sxm")
 		g.GPUsPerNode = perNode
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, "deepseek-r1"), GPU: g, TensorParallelSize: tp, PipelineParallelSize: pp})
+		sm, _ := stepModelFor(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: g, TensorParallelSize: tp, PipelineParallelSize: pp})
 		return sm.StepTime(&Batch{NumReqs: 64, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 2000})
 	}
 	one, across := decode(16, 1, 0), decode(16, 1, 8)
@@ -30,7 +34,7 @@ func TestReplicaAcrossServers(t *testing.T) {
 // The cross-server latency is NCCL's tree over the network: 2 × ⌈log2
 // nodes⌉ hops; the bandwidth is the card's at network_efficiency.
 func TestAllReduceLinkAcrossServers(t *testing.T) {
-	g := refGPU(t, "h100-sxm")
+	g := simtest.GPU(t, "h100-sxm")
 	g.GPUsPerNode, g.NetworkGBps = 8, 50
 	c := Config{GPU: g, TensorParallelSize: 32}
 	c.Step.InterconnectEfficiency, c.Step.NetworkEfficiency = 0.4, 0.8
@@ -54,9 +58,9 @@ func TestAllReduceLinkAcrossServers(t *testing.T) {
 // A profile that says how many GPUs a server holds but not its network
 // cannot price a replica beyond it, and says so.
 func TestReplicaAcrossServersNeedsTheNetwork(t *testing.T) {
-	g := refGPU(t, "h100-sxm")
+	g := simtest.GPU(t, "h100-sxm")
 	g.GPUsPerNode, g.NetworkGBps = 8, 0
-	c := refResolved(t, Config{Model: refModel(t, "deepseek-r1"), GPU: g, TensorParallelSize: 16})
+	c := refResolved(t, Config{Model: simtest.Model(t, "deepseek-r1"), GPU: g, TensorParallelSize: 16})
 	if _, err := NewStepModel(&c); err == nil {
 		t.Error("TP 16 on 8-GPU servers without network_gbps: no error")
 	}

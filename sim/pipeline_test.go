@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 // TestStageLayers: vLLM's get_pp_indices without VLLM_PP_LAYER_PARTITION:
@@ -34,7 +36,7 @@ func TestStageLayers(t *testing.T) {
 // per token)). Against PP = 1 on one GPU, that is more than twice the
 // blocks: half the KV per block, and more memory left per GPU.
 func TestPipelineCapacity(t *testing.T) {
-	base := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm")}
+	base := Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm")}
 	one := refResolved(t, base)
 	cp1, err := ComputeCapacity(&one)
 	if err != nil {
@@ -84,12 +86,12 @@ func TestPipelineCapacity(t *testing.T) {
 // has the same bytes, so the stage with the most layers (3 of 5 at PP=2)
 // sets the block count.
 func TestPipelineCapacityUnevenStages(t *testing.T) {
-	m := refModel(t, "qwen3-8b")
+	m := simtest.Model(t, "qwen3-8b")
 	m.Layers = 5
 	layerBytes := int64(8 * 128 * 2 * 2)
 	mem := int64(1 << 30)
 	for _, tt := range []struct{ pp, mostLayers int }{{1, 5}, {2, 3}, {3, 2}, {5, 1}} {
-		c := refResolved(t, Config{Model: m, GPU: refGPU(t, "h100-sxm"), PipelineParallelSize: tt.pp, KVCacheMemoryBytes: mem})
+		c := refResolved(t, Config{Model: m, GPU: simtest.GPU(t, "h100-sxm"), PipelineParallelSize: tt.pp, KVCacheMemoryBytes: mem})
 		cp, err := ComputeCapacity(&c)
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +105,7 @@ func TestPipelineCapacityUnevenStages(t *testing.T) {
 // TestPipelineValidation: vLLM's bounds (at least one stage, no stage
 // without a layer) and thinkcap's (no speculative decoding with PP).
 func TestPipelineValidation(t *testing.T) {
-	small := refModel(t, "qwen3-8b")
+	small := simtest.Model(t, "qwen3-8b")
 	small.Layers = 4
 	for _, tt := range []struct {
 		name string
@@ -117,7 +119,7 @@ func TestPipelineValidation(t *testing.T) {
 		{"speculative", Config{Model: small, PipelineParallelSize: 2, Speculative: &SpeculativeConfig{Method: SpecNgram, NumSpeculativeTokens: 2}}, "with --speculative-config is not modelled"},
 	} {
 		c := tt.c
-		c.GPU = refGPU(t, "h100-sxm")
+		c.GPU = simtest.GPU(t, "h100-sxm")
 		err := c.Resolve()
 		switch {
 		case tt.want == "" && err != nil:
@@ -143,12 +145,12 @@ func TestPipelineValidation(t *testing.T) {
 // overlap, and tokens per second per replica rise against PP = 1 on half
 // the GPUs with the same batch.
 func TestPipelineStepTime(t *testing.T) {
-	gpu := refGPU(t, "h100-sxm")
+	gpu := simtest.GPU(t, "h100-sxm")
 	// PP turns async scheduling off; the PP=1 baseline runs without it too,
 	// so the two differ by the pipeline alone.
 	sync := false
-	one, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, AsyncScheduling: &sync})
-	two, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
+	one, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu, AsyncScheduling: &sync})
+	two, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
 
 	b1 := &Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 4096}
 	s1, s2 := one.StepTimeNs(b1), two.StepTimeNs(b1)
@@ -178,9 +180,9 @@ func TestPipelineStepTime(t *testing.T) {
 // step lasts at least that prefill's pass through the whole model, while
 // two prompts of half the length spread over both micro-batches.
 func TestPipelinePrefillStaysWhole(t *testing.T) {
-	gpu := refGPU(t, "h100-sxm")
-	one, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu})
-	two, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
+	gpu := simtest.GPU(t, "h100-sxm")
+	one, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu})
+	two, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu, PipelineParallelSize: 2})
 	const n = 4096
 	alone := one.StepTimeNs(&Batch{NumReqs: 1, PrefillTokens: n, PrefillAttnPairs: n * (n + 1) / 2})
 	mixed := &Batch{NumReqs: 65, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 4096,

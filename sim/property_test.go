@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -16,12 +16,7 @@ import (
 // priorities and several replicas.
 func randomCase(t *testing.T, r *rand.Rand) (Config, []workload.Request, Options) {
 	t.Helper()
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, _ := cat.Model("qwen3-8b")
-	gpu, _ := cat.GPU("h100-sxm")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	cfg := Config{
 		Model: model, GPU: gpu,
 		NumGPUBlocksOverride: 300 + r.IntN(600),

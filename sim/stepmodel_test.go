@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -34,7 +35,7 @@ var calibrationContexts = []int{256, 1024, 4096, 16384, 32768, 65536, 125000}
 // within 10 % from 256 to 125,000 context tokens, and gpt-oss-20b's bf16
 // slopes within 10 %.
 func TestDecodeITLCalibration(t *testing.T) {
-	llama := refModel(t, "llama-3.1-8b")
+	llama := simtest.Model(t, "llama-3.1-8b")
 	llama.MaxModelLen = 131072
 	series := []struct {
 		gpu, kv              string
@@ -46,7 +47,7 @@ func TestDecodeITLCalibration(t *testing.T) {
 		{"b200", "fp8", 3.96, 9.72e-6},
 	}
 	for _, s := range series {
-		m, _ := stepModelFor(t, Config{Model: llama, GPU: refGPU(t, s.gpu), KVCacheDtype: s.kv})
+		m, _ := stepModelFor(t, Config{Model: llama, GPU: simtest.GPU(t, s.gpu), KVCacheDtype: s.kv})
 		worst := 0.0
 		for _, ctx := range calibrationContexts {
 			got, want := decodeITLms(m, ctx), s.intercept+s.slopeMsPT*float64(ctx)
@@ -64,7 +65,7 @@ func TestDecodeITLCalibration(t *testing.T) {
 		gpu   string
 		slope float64
 	}{{"h100-sxm", 8.94e-6}, {"b200", 3.56e-6}} {
-		m, _ := stepModelFor(t, Config{Model: refModel(t, "gpt-oss-20b"), GPU: refGPU(t, s.gpu)})
+		m, _ := stepModelFor(t, Config{Model: simtest.Model(t, "gpt-oss-20b"), GPU: simtest.GPU(t, s.gpu)})
 		got := (decodeITLms(m, 125000) - decodeITLms(m, 8192)) / (125000 - 8192)
 		e := refRelErr(got, s.slope)
 		t.Logf("gpt-oss-20b %s: slope %.3g ms/token (blog %.3g, %+.1f%%), ITL(256) %.2f ms", s.gpu, got, s.slope, 100*e, decodeITLms(m, 256))
@@ -76,7 +77,7 @@ func TestDecodeITLCalibration(t *testing.T) {
 
 func TestStepTimeMonotone(t *testing.T) {
 	for _, model := range []string{"qwen3-8b", "qwen3-30b-a3b", "gpt-oss-20b", "deepseek-r1-distill-llama-8b"} {
-		m, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: refGPU(t, "h100-sxm")})
+		m, _ := stepModelFor(t, Config{Model: simtest.Model(t, model), GPU: simtest.GPU(t, "h100-sxm")})
 		prev := int64(0)
 		for ctx := int64(0); ctx <= 1<<20; ctx += 1 << 14 {
 			d := m.StepTime(&Batch{NumReqs: 8, DecodeReqs: 8, DecodeTokens: 8, ContextTokens: ctx})
@@ -111,7 +112,7 @@ func TestStepTimeMonotone(t *testing.T) {
 // TestTensorParallel: TP=2 halves the weights read per GPU and adds the
 // all-reduces.
 func TestTensorParallel(t *testing.T) {
-	model, gpu := refModel(t, "llama-3.1-70b"), refGPU(t, "h100-sxm")
+	model, gpu := simtest.Model(t, "llama-3.1-70b"), simtest.GPU(t, "h100-sxm")
 	m1, _ := stepModelFor(t, Config{Model: model, GPU: gpu, TensorParallelSize: 2})
 	m2, _ := stepModelFor(t, Config{Model: model, GPU: gpu, TensorParallelSize: 4})
 	if r := m1.denseBytes / m2.denseBytes; math.Abs(r-2) > 1e-9 {
@@ -125,7 +126,7 @@ func TestTensorParallel(t *testing.T) {
 	if !(d4 < d2 && float64(d4) > float64(d2)/2) {
 		t.Errorf("decode step TP2 %d ns, TP4 %d ns: want TP4 faster but not twice (all-reduce, overheads)", d2, d4)
 	}
-	m0, _ := stepModelFor(t, Config{Model: refModel(t, "llama-3.1-8b"), GPU: gpu})
+	m0, _ := stepModelFor(t, Config{Model: simtest.Model(t, "llama-3.1-8b"), GPU: gpu})
 	if m0.ar.fixedNs != 0 || m0.ar.nsPerToken != 0 {
 		t.Error("TP1 has all-reduce cost")
 	}
@@ -134,7 +135,7 @@ func TestTensorParallel(t *testing.T) {
 // TestFP8KVCache: fp8 KV halves the bytes read; at long context the step is
 // faster, at short context it is not (the read penalty).
 func TestFP8KVCache(t *testing.T) {
-	model, gpu := refModel(t, "qwen3-8b"), refGPU(t, "h100-sxm")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	bf, _ := stepModelFor(t, Config{Model: model, GPU: gpu})
 	f8, _ := stepModelFor(t, Config{Model: model, GPU: gpu, KVCacheDtype: "fp8"})
 	long := Batch{NumReqs: 64, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * 30000}
@@ -149,7 +150,7 @@ func TestFP8KVCache(t *testing.T) {
 // TestMoEExpertsTouched: an MoE step reads more weights than the active
 // experts of one token and never more than all experts.
 func TestMoEExpertsTouched(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-30b-a3b"), GPU: refGPU(t, "h100-sxm")})
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-30b-a3b"), GPU: simtest.GPU(t, "h100-sxm")})
 	m, err := NewStepModel(&c)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestMoEExpertsTouched(t *testing.T) {
 		}
 		prev = got
 	}
-	dense, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm")})
+	dense, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm")})
 	if dense.experts(100) != 0 || dense.expertBytes != 0 {
 		t.Error("dense model reads experts")
 	}
@@ -176,8 +177,8 @@ func TestMoEExpertsTouched(t *testing.T) {
 // TestDraftingCost: ngram drafts for free; EAGLE-3 and a draft model add
 // their sequential passes to a decode step.
 func TestDraftingCost(t *testing.T) {
-	model, gpu := refModel(t, "qwen3-8b"), refGPU(t, "h100-sxm")
-	draft := refModel(t, "qwen3-0.6b")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
+	draft := simtest.Model(t, "qwen3-0.6b")
 	base, _ := stepModelFor(t, Config{Model: model, GPU: gpu})
 	b := Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16 * 4, DraftTokens: 16 * 3, ContextTokens: 16 * 4000}
 	plain := base.StepTime(&b)
@@ -224,7 +225,7 @@ func TestDraftingCost(t *testing.T) {
 }
 
 func TestNewStepModelErrors(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 2, KVCacheDtype: "fp8"})
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm"), TensorParallelSize: 2, KVCacheDtype: "fp8"})
 	c.Step.WeightBandwidthEfficiency = 1.5
 	c.Step.FP8KVReadPenalty = 0
 	c.Step.StepOverheadMs = -1
@@ -245,8 +246,8 @@ func TestNewStepModelErrors(t *testing.T) {
 }
 
 func TestStepTimeDoesNotAllocate(t *testing.T) {
-	draft := refModel(t, "qwen3-0.6b")
-	m, _ := stepModelFor(t, Config{Model: refModel(t, "qwen3-30b-a3b"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 2,
+	draft := simtest.Model(t, "qwen3-0.6b")
+	m, _ := stepModelFor(t, Config{Model: simtest.Model(t, "qwen3-30b-a3b"), GPU: simtest.GPU(t, "h100-sxm"), TensorParallelSize: 2,
 		Speculative: &SpeculativeConfig{Method: SpecDraftModel, Model: "d", NumSpeculativeTokens: 2}, DraftModel: &draft})
 	b := Batch{NumReqs: 40, PrefillTokens: 512, DecodeReqs: 39, DecodeTokens: 117, DraftTokens: 78,
 		ContextTokens: 400000, PrefillAttnPairs: 512 * 513 / 2}
@@ -256,7 +257,7 @@ func TestStepTimeDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkStepTime(b *testing.B) {
-	m, _ := stepModelFor(b, Config{Model: refModel(b, "gpt-oss-20b"), GPU: refGPU(b, "h100-sxm"),
+	m, _ := stepModelFor(b, Config{Model: simtest.Model(b, "gpt-oss-20b"), GPU: simtest.GPU(b, "h100-sxm"),
 		Speculative: &SpeculativeConfig{Method: SpecEagle3, Model: "h", NumSpeculativeTokens: 3}})
 	batch := Batch{NumReqs: 64, PrefillTokens: 1024, DecodeReqs: 63, DecodeTokens: 252, DraftTokens: 189,
 		ContextTokens: 2_000_000, PrefillAttnPairs: 1024 * 1025 / 2}
@@ -272,12 +273,12 @@ func BenchmarkStepTime(b *testing.B) {
 // memory, host_all_reduce_efficiency prices them (a lower one, a slower
 // prefill at TP 2), and an unset one falls back to interconnect_efficiency.
 func TestAllReduceViaHost(t *testing.T) {
-	gpu := refGPU(t, "a100-80g-pcie")
+	gpu := simtest.GPU(t, "a100-80g-pcie")
 	if !gpu.AllReduceViaHost {
 		t.Fatal("a100-80g-pcie: want all_reduce_via_host (its corpus logs lack GPU P2P)")
 	}
 	cfg := func(host float64) Config {
-		c := Config{Model: refModel(t, "qwen3-8b"), GPU: gpu, TensorParallelSize: 2}
+		c := Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu, TensorParallelSize: 2}
 		c.GPU.Step.InterconnectEfficiency, c.GPU.Step.HostAllReduceEfficiency = 0.8, host
 		return c
 	}
@@ -309,7 +310,7 @@ func TestAllReduceViaHost(t *testing.T) {
 		m, _ := stepModelFor(t, c)
 		return m.ar.fixedNs
 	}
-	layers := float64(refModel(t, "qwen3-8b").Layers)
+	layers := float64(simtest.Model(t, "qwen3-8b").Layers)
 	for _, tc := range []struct {
 		viaHost   bool
 		own, host float64
@@ -328,7 +329,7 @@ func TestAllReduceViaHost(t *testing.T) {
 // peer-to-peer ignores the low-latency coefficients.
 func TestHostAllReduceProtocols(t *testing.T) {
 	cfg := func(viaHost bool, smallEff float64) Config {
-		c := Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-80g-pcie"), TensorParallelSize: 2}
+		c := Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-80g-pcie"), TensorParallelSize: 2}
 		c.GPU.AllReduceViaHost = viaHost
 		k := &c.GPU.Step
 		k.HostAllReduceEfficiency, k.HostAllReduceLatencyUs = 0.3, 40
@@ -339,7 +340,7 @@ func TestHostAllReduceProtocols(t *testing.T) {
 	simple, _ := stepModelFor(t, cfg(true, 0))
 	decode := Batch{NumReqs: 1, DecodeReqs: 1, DecodeTokens: 1, ContextTokens: 1000}
 	prefill := Batch{NumReqs: 1, PrefillTokens: 8192, PrefillAttnPairs: 8192 * 8193 / 2}
-	layers := float64(refModel(t, "qwen3-8b").Layers)
+	layers := float64(simtest.Model(t, "qwen3-8b").Layers)
 	if got, want := both.ar.ns(1), 2*layers*5e3+both.ar.smallNsPerToken; math.Abs(got-want) > 1e-6 {
 		t.Errorf("lone decode's all-reduces: %g ns, want the low-latency protocol's %g", got, want)
 	}
@@ -369,8 +370,8 @@ func TestHostAllReduceProtocols(t *testing.T) {
 // one all-reduce a layer under TP, a latency with next to no bytes (two
 // fp32 sums a token), and nothing at TP 1.
 func TestNormAllReduces(t *testing.T) {
-	gpu := refGPU(t, "h100-sxm")
-	model := refModel(t, "minimax-m2.5")
+	gpu := simtest.GPU(t, "h100-sxm")
+	model := simtest.Model(t, "minimax-m2.5")
 	if model.NormAllReduces != 1 {
 		t.Fatalf("minimax-m2.5 norm_all_reduces %d, want 1 (qk_norm_type per_layer)", model.NormAllReduces)
 	}
@@ -404,12 +405,12 @@ func TestNormAllReduces(t *testing.T) {
 // its experts' FLOPs still add half their time to the step, which a
 // roofline's max would not; a dense model's step has no such term.
 func TestExpertOverlap(t *testing.T) {
-	gpu := refGPU(t, "h100-sxm")
+	gpu := simtest.GPU(t, "h100-sxm")
 	for _, tc := range []struct {
 		model string
 		moe   bool
 	}{{"minimax-m2.5", true}, {"qwen3-32b", false}} {
-		m, _ := stepModelFor(t, Config{Model: refModel(t, tc.model), GPU: gpu, TensorParallelSize: 4})
+		m, _ := stepModelFor(t, Config{Model: simtest.Model(t, tc.model), GPU: gpu, TensorParallelSize: 4})
 		b := Batch{NumReqs: 256, DecodeReqs: 256, DecodeTokens: 256, ContextTokens: 256 * 1500}
 		l := loadOf(&b)
 		noFLOPs := *m
@@ -433,12 +434,12 @@ func TestExpertOverlap(t *testing.T) {
 // the tensor-core peak over the replica's GPUs, and no step the model
 // prices for that prefill is shorter.
 func TestPrefillFloor(t *testing.T) {
-	gpu := refGPU(t, "h100-sxm")
+	gpu := simtest.GPU(t, "h100-sxm")
 	for _, tc := range []struct {
 		model string
 		tp    int
 	}{{"qwen3-8b", 1}, {"llama-3.1-70b", 4}, {"gpt-oss-120b", 2}, {"qwen3-235b-a22b", 8}} {
-		c := Config{Model: refModel(t, tc.model), GPU: gpu, TensorParallelSize: tc.tp}
+		c := Config{Model: simtest.Model(t, tc.model), GPU: gpu, TensorParallelSize: tc.tp}
 		m, rc := stepModelFor(t, c)
 		floor := PrefillFloorSeconds(&rc, 4096)
 		b := Batch{NumReqs: 1, PrefillTokens: 4096, PrefillAttnPairs: 4096 * 4097 / 2}
@@ -446,7 +447,7 @@ func TestPrefillFloor(t *testing.T) {
 			t.Errorf("%s TP %d: floor %.4f s, step %.4f s; want 0 < floor <= step", tc.model, tc.tp, floor, step)
 		}
 	}
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: gpu})
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: gpu})
 	p := modelParams(&c.Model)
 	want := 2 * p.activeNonEmbedding(&c.Model) * 1000 / (gpu.BF16TFLOPS * 1e12)
 	if got := PrefillFloorSeconds(&c, 1000); math.Abs(got-want) > 1e-12 {
@@ -473,7 +474,7 @@ func TestExpertParallelImbalance(t *testing.T) {
 		t.Errorf("every expert touched: %.4f× the even share; want 1", r)
 	}
 	step := func(ep bool, decode int) int64 {
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, "minimax-m2.5"), GPU: refGPU(t, "h100-sxm"), TensorParallelSize: 4, EnableExpertParallel: ep})
+		sm, _ := stepModelFor(t, Config{Model: simtest.Model(t, "minimax-m2.5"), GPU: simtest.GPU(t, "h100-sxm"), TensorParallelSize: 4, EnableExpertParallel: ep})
 		return sm.StepTime(&Batch{NumReqs: decode, DecodeReqs: decode, DecodeTokens: decode, ContextTokens: int64(decode) * 1024})
 	}
 	if tp, ep := step(false, 4), step(true, 4); ep <= tp {
@@ -490,9 +491,9 @@ func TestExpertParallelImbalance(t *testing.T) {
 // attention_compute_efficiency.
 func TestTritonAttentionBeforeHopper(t *testing.T) {
 	prefill := func(model, gpu string, triton float64) int64 {
-		g := refGPU(t, gpu)
+		g := simtest.GPU(t, gpu)
 		g.Step.TritonAttentionComputeEfficiency = triton
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g})
+		sm, _ := stepModelFor(t, Config{Model: simtest.Model(t, model), GPU: g})
 		return sm.StepTime(&Batch{NumReqs: 1, PrefillTokens: 2048, ContextTokens: 30000, PrefillAttnPairs: 2048*30000 + 2048*2049/2})
 	}
 	if slow, fast := prefill("gpt-oss-20b", "a100-80g", 0.05), prefill("gpt-oss-20b", "a100-80g", 0.9); slow <= fast {
@@ -508,9 +509,9 @@ func TestTritonAttentionBeforeHopper(t *testing.T) {
 // b200Decode is a TP 8 decode step of 16 requests at 2,000 tokens of
 // context on B200s whose step coefficients set changes.
 func b200Decode(t *testing.T, model, quant string, set func(*profiles.StepCoefficients)) int64 {
-	g := refGPU(t, "b200")
+	g := simtest.GPU(t, "b200")
 	set(&g.Step)
-	sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
+	sm, _ := stepModelFor(t, Config{Model: simtest.Model(t, model), GPU: g, TensorParallelSize: 8, Quantization: quant})
 	return sm.StepTime(&Batch{NumReqs: 16, DecodeReqs: 16, DecodeTokens: 16, ContextTokens: 16 * 2000})
 }
 
@@ -550,9 +551,9 @@ func TestMLALayerOverhead(t *testing.T) {
 // per-tensor FP8 one (NVIDIA's Llama), not the bf16 checkpoint.
 func TestBlockFP8Linear(t *testing.T) {
 	prefill := func(model, quant string, eff float64) int64 {
-		g := refGPU(t, "h100-sxm")
+		g := simtest.GPU(t, "h100-sxm")
 		g.Step.BlockFP8ComputeEfficiency = eff
-		sm, _ := stepModelFor(t, Config{Model: refModel(t, model), GPU: g, TensorParallelSize: 2, Quantization: quant})
+		sm, _ := stepModelFor(t, Config{Model: simtest.Model(t, model), GPU: g, TensorParallelSize: 2, Quantization: quant})
 		return sm.StepTime(&Batch{NumReqs: 1, PrefillTokens: 8192, PrefillAttnPairs: 8192 * 8193 / 2})
 	}
 	if slow, fast := prefill("qwen3-32b", "fp8", 0.1), prefill("qwen3-32b", "fp8", 0.9); slow <= fast {

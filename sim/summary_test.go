@@ -5,38 +5,17 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
-	"github.com/thinkcap/thinkcap/workload"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
-// summaryTraffic mixes short and long prompts and outputs at a rate that
-// keeps tens of requests running.
-func summaryTraffic(t testing.TB, n int, rate float64, seed uint64) []workload.Request {
-	t.Helper()
-	dist := func(s string) workload.Dist {
-		d, err := workload.ParseDist(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	reqs, err := workload.Synthetic{Requests: n, RatePerS: rate, Seed: seed, Classes: []workload.Class{
-		{Name: "short", Share: 0.6, Prompt: dist("uniform:50..400"), Think: dist("uniform:50..800"), Answer: dist("uniform:20..200")},
-		{Name: "long", Share: 0.4, Prompt: dist("uniform:1000..6000"), Think: dist("uniform:200..2000"), Answer: dist("uniform:50..300")},
-	}}.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reqs
-}
-
 func TestReportSummary(t *testing.T) {
-	m, g := refModel(t, "qwen3-8b"), refGPU(t, "h100-sxm")
+	m, g := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	cfg := Config{Model: m, GPU: g, Step: g.Step, Replicas: 2, TensorParallelSize: 2, KVCacheDtype: "fp8"}
 	cfg.Speculative = &SpeculativeConfig{Method: SpecNgram, NumSpeculativeTokens: 2}
 	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(cfg, summaryTraffic(t, 60, 4, 3), Options{})
+	rep, err := Run(cfg, simtest.MixedTraffic(t, 60, 4, 3), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

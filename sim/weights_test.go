@@ -9,37 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 )
-
-// Test helpers shared by the capacity, step-model and defaults tests.
-
-func refCatalog(t testing.TB) *profiles.Catalog {
-	t.Helper()
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
-
-func refModel(t testing.TB, name string) profiles.Model {
-	t.Helper()
-	m, err := refCatalog(t).Model(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func refGPU(t testing.TB, name string) profiles.GPU {
-	t.Helper()
-	g, err := refCatalog(t).GPU(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // refQwen25VL7B is Qwen2.5-VL-7B-Instruct's text stack (config.json); it is not
 // in the catalog.
@@ -161,7 +133,7 @@ func TestModelParams(t *testing.T) {
 		{"gpt-oss-20b", 24, 3.03, 0.64, 13.66},
 	}
 	for _, tc := range cases {
-		m := refModel(t, tc.model)
+		m := simtest.Model(t, tc.model)
 		p := modelParams(&m)
 		if p.moeLayers != tc.moeLayers {
 			t.Errorf("%s: moeLayers = %d; want %d", tc.model, p.moeLayers, tc.moeLayers)
@@ -172,7 +144,7 @@ func TestModelParams(t *testing.T) {
 		if got := p.dense / 1e9; math.Abs(refRelErr(got, tc.denseB)) > 0.01 {
 			t.Errorf("%s: dense = %.3gB; want %.3gB", tc.model, got, tc.denseB)
 		}
-		c := Config{Model: m, GPU: refGPU(t, "a100-80g"), TensorParallelSize: 1, VLLMVersion: "0.11.0"}
+		c := Config{Model: m, GPU: simtest.GPU(t, "a100-80g"), TensorParallelSize: 1, VLLMVersion: "0.11.0"}
 		if got := weightBytesPerGPU(&c, p) / bytesPerGiB; math.Abs(refRelErr(got, tc.weightGiBPerTP)) > 0.01 {
 			t.Errorf("%s: weights = %.2f GiB; want %.2f", tc.model, got, tc.weightGiBPerTP)
 		}
@@ -180,7 +152,7 @@ func TestModelParams(t *testing.T) {
 }
 
 func TestWeightDtypes(t *testing.T) {
-	m := refModel(t, "qwen3-8b")
+	m := simtest.Model(t, "qwen3-8b")
 	p := modelParams(&m)
 	embedGiB := (p.embed + p.lmHead) * 2 / bytesPerGiB
 	for _, tc := range []struct {
@@ -194,7 +166,7 @@ func TestWeightDtypes(t *testing.T) {
 		}
 	}
 	// DeepSeek-R1 ships fp8; --quantization fp8 changes nothing.
-	r1 := refModel(t, "deepseek-r1")
+	r1 := simtest.Model(t, "deepseek-r1")
 	a := weightBytesPerGPU(&Config{Model: r1, TensorParallelSize: 8}, modelParams(&r1))
 	b := weightBytesPerGPU(&Config{Model: r1, TensorParallelSize: 8, Quantization: "fp8"}, modelParams(&r1))
 	if a != b {
@@ -211,7 +183,7 @@ func TestWeightDtypes(t *testing.T) {
 // measures (InferenceX Kimi-K2.5 4×B200 queues from 64 running 9k-token
 // requests).
 func TestNVFP4MoEQuantizesExpertsOnly(t *testing.T) {
-	m := refModel(t, "kimi-k2.5")
+	m := simtest.Model(t, "kimi-k2.5")
 	p := modelParams(&m)
 	c := Config{Model: m, TensorParallelSize: 4, Quantization: "nvfp4"}
 	if got := expertDtype(&c); got != "nvfp4" {
@@ -234,14 +206,14 @@ func TestNVFP4MoEQuantizesExpertsOnly(t *testing.T) {
 		t.Errorf("Kimi-K2.5 INT4 TP4: %.1f GB per GPU; want %.1f (experts at 4.5 bits)", got/1e9, want/1e9)
 	}
 	// A dense model's NVFP4 checkpoint quantizes every linear layer.
-	d := refModel(t, "qwen3-8b")
+	d := simtest.Model(t, "qwen3-8b")
 	if got := linearDtype(&Config{Model: d, Quantization: "nvfp4"}); got != "nvfp4" {
 		t.Errorf("dense NVFP4: %q; want nvfp4", got)
 	}
 }
 
 func TestDrafterWeights(t *testing.T) {
-	m, draft := refModel(t, "qwen3-8b"), refModel(t, "qwen3-0.6b")
+	m, draft := simtest.Model(t, "qwen3-8b"), simtest.Model(t, "qwen3-0.6b")
 	p := modelParams(&m)
 	layer := p.activeNonEmbedding(&m) / float64(m.Layers)
 	h := float64(m.HiddenSize)
@@ -263,7 +235,7 @@ func TestDrafterWeights(t *testing.T) {
 		}
 	}
 	// MTP: one full DeepSeek layer with all 256 experts, about 11B in fp8.
-	r1 := refModel(t, "deepseek-r1")
+	r1 := simtest.Model(t, "deepseek-r1")
 	c := Config{Model: r1, TensorParallelSize: 1, Speculative: &SpeculativeConfig{Method: SpecMTP, NumSpeculativeTokens: 1}}
 	if got := drafterWeightBytesPerGPU(&c, modelParams(&r1)) / 1e9; got < 10 || got > 12.5 {
 		t.Errorf("deepseek-r1 MTP layer = %.1f GB; want about 11", got)
@@ -274,7 +246,7 @@ func TestDrafterWeights(t *testing.T) {
 // run dominates the activation peak at 256 sequences, the forward pass at
 // large batched-token budgets.
 func TestProfileOverheads(t *testing.T) {
-	c := refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192})
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "a100-40g"), MaxNumSeqs: 256, MaxNumBatchedTokens: 8192})
 	p := modelParams(&c.Model)
 	c.VLLMVersion = "0.16.0" // 24 B a logit before 0.17 (memory.go)
 	sampler := 256*151936*24.0 + 8192*4096*2
@@ -300,7 +272,7 @@ func TestProfileOverheads(t *testing.T) {
 	}
 	// 256 sequences: 51 PIECEWISE + 35 FULL graphs, the log behind the fit (1.58 GiB).
 	// Before 0.21 (logged, not subtracted).
-	c = refResolved(t, Config{Model: refModel(t, "qwen3-8b"), GPU: refGPU(t, "h100-sxm"), MaxNumSeqs: 256, VLLMVersion: "0.20.1"})
+	c = refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm"), MaxNumSeqs: 256, VLLMVersion: "0.20.1"})
 	if got := cudaGraphBytes(&c) / bytesPerGiB; math.Abs(got-1.578) > 0.01 {
 		t.Errorf("CUDA graphs for 256 sequences = %.3f GiB; want 1.58", got)
 	}

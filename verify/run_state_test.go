@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -117,7 +118,7 @@ func TestLoadRunEndedEarly(t *testing.T) {
 // no results and no timeline, not an error; the verdict is then "no data".
 // A bad line that is not the last one is still an error.
 func TestLoadRunKilledEarly(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	dir := writeRunDir(t, emulatorMeta("0"), nil, "time_s,repl")
 	setRunState(t, dir, map[string]any{"state": "running", "requests_planned": 50})
 	appendFile(t, dir, "results.jsonl", `{"id":"a","sta`)

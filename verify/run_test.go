@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -300,7 +301,7 @@ func notesContain(notes []string, subs ...string) bool {
 }
 
 func TestConfigureFromCacheConfig(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	cfg.DisablePrefixCaching = true
 	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags())
 	if err != nil {
@@ -321,7 +322,7 @@ func TestConfigureFromCacheConfig(t *testing.T) {
 
 	off := serverCache()
 	off.EnablePrefixCaching, off.Labels = false, map[string]string{"enable_prefix_caching": "False"}
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	if _, err := Configure(&cfg, configureRun(off), explicitFlags()); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestConfigureFromCacheConfig(t *testing.T) {
 }
 
 func TestConfigureExplicitWins(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	cfg.MaxModelLen = 16384
 	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("num-gpu-blocks-override", "max-model-len"))
 	if err != nil {
@@ -346,7 +347,7 @@ func TestConfigureExplicitWins(t *testing.T) {
 }
 
 func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "fp8"
 	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("kv-cache-dtype"))
 	if err != nil {
@@ -365,14 +366,14 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	// bfloat16 is the model's own dtype: "auto", no scaling either way.
 	bf16 := serverCache()
 	bf16.CacheDtype = "bfloat16"
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags()); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.KVCacheDtype != "auto" || cfg.NumGPUBlocksOverride != 5000 {
 		t.Errorf("server bfloat16: dtype %q, blocks %d; want auto, 5000", cfg.KVCacheDtype, cfg.NumGPUBlocksOverride)
 	}
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
 	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags("kv-cache-dtype")); err != nil {
 		t.Fatal(err)
@@ -384,7 +385,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	// A server at fp8 sized for the user's auto: half the blocks.
 	fp8 := serverCache()
 	fp8.CacheDtype = "fp8"
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
 	if _, err := Configure(&cfg, configureRun(fp8), explicitFlags("kv-cache-dtype")); err != nil {
 		t.Fatal(err)
@@ -397,7 +398,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 func TestConfigureEngines(t *testing.T) {
 	two := serverCache()
 	two.Engines = 2
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	setup, err := Configure(&cfg, configureRun(two), explicitFlags())
 	if err != nil {
 		t.Fatal(err)
@@ -405,7 +406,7 @@ func TestConfigureEngines(t *testing.T) {
 	if cfg.Replicas != 2 || !notesContain(setup.Notes, "2 replicas") {
 		t.Errorf("replicas %d, notes %q; want 2 and a note", cfg.Replicas, setup.Notes)
 	}
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	cfg.Replicas = 3
 	if _, err := Configure(&cfg, configureRun(two), explicitFlags("replicas")); err != nil {
 		t.Fatal(err)
@@ -421,11 +422,11 @@ func specRun(al float64, perPos ...float64) *Run {
 		SpecDecode: &analysis.SpecDecodeStats{AcceptanceLength: al, PerPosition: perPos}}}
 }
 
-// eagleConfig is testConfig with eagle3 at 3 drafts and its default
+// eagleConfig is runtest.Qwen3OnH100 with eagle3 at 3 drafts and its default
 // acceptance.
 func eagleConfig(t *testing.T) sim.Config {
 	t.Helper()
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	sc, err := sim.ParseSpeculativeConfig(`{"method":"eagle3","model":"x","num_speculative_tokens":3}`)
 	if err != nil {
 		t.Fatal(err)
@@ -484,7 +485,7 @@ func TestConfigureSpecExplicitAcceptance(t *testing.T) {
 }
 
 func TestConfigureSpecWithoutConfig(t *testing.T) {
-	cfg := testConfig(t)
+	cfg := runtest.Qwen3OnH100(t)
 	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags())
 	if err != nil {
 		t.Fatal(err)
@@ -505,7 +506,7 @@ func TestConfigureSpecWithoutConfig(t *testing.T) {
 	}
 
 	// Without per-position counters there is no draft count to model.
-	cfg = testConfig(t)
+	cfg = runtest.Qwen3OnH100(t)
 	setup, err = Configure(&cfg, specRun(2.2), explicitFlags())
 	if err != nil {
 		t.Fatal(err)
@@ -569,8 +570,8 @@ func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Reque
 }
 
 func TestVerifySimulatorAgainstItself(t *testing.T) {
-	cfg := testConfig(t)
-	r := simulatedRunWithSummary(t, cfg, testTraffic(t, 200, 6, 1))
+	cfg := runtest.Qwen3OnH100(t)
+	r := simulatedRunWithSummary(t, cfg, runtest.Traffic(t, 200, 6, 1))
 	out, err := Verify(cfg, r, explicitFlags(), analysis.DefaultTolerances(), DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
@@ -629,8 +630,8 @@ func TestVerifySimulatorAgainstItself(t *testing.T) {
 }
 
 func TestPredictAlignsMeasuredResults(t *testing.T) {
-	cfg := testConfig(t)
-	reqs := testTraffic(t, 120, 6, 2)
+	cfg := runtest.Qwen3OnH100(t)
+	reqs := runtest.Traffic(t, 120, 6, 2)
 	for i := range reqs {
 		reqs[i].ID = fmt.Sprintf("q%03d", i)
 	}

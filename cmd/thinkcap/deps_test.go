@@ -54,6 +54,10 @@ var allowedImports = map[string][]string{
 	"internal/splitmix": {},
 	// samplelog is a leaf: the prompt datasets' sample conversations.
 	"internal/samplelog": {},
+	// simtest holds test fixtures: the catalog's models and GPUs, mixed traffic.
+	"internal/simtest": {"profiles", "workload"},
+	// runtest holds test fixtures: what a load test of a server that is the simulator records.
+	"internal/runtest": {"internal/simtest", "sim", "workload", "loadgen"},
 	// vllmtest is a leaf: vLLM-like servers for tests.
 	"internal/vllmtest": {},
 	// vllmargs is a leaf: vLLM's multi-letter short flags spelled out.

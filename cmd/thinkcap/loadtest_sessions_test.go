@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/emulator"
-	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -24,12 +24,7 @@ import (
 // the chat requests it receives.
 func recordingEmulator(t *testing.T) (string, func() []chatBody) {
 	t.Helper()
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, _ := cat.Model("qwen3-8b")
-	gpu, _ := cat.GPU("h100-sxm")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	emu, err := emulator.New(emulator.Config{Sim: sim.Config{Model: model, GPU: gpu}, TimeScale: 20, Seed: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/thinkcap/thinkcap/emulator"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/loadgen"
-	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -39,12 +39,7 @@ const e2eSlackS = 0.015
 // engine's times at the scale (wall = simulated / scale), token counts
 // exact, and /metrics' preemptions equal to the records' sum.
 func TestServeLoadtestAgreement(t *testing.T) {
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, _ := cat.Model("qwen3-8b")
-	gpu, _ := cat.GPU("h100-sxm")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	var mu sync.Mutex
 	engine := map[string]workload.Result{}
 	emu, err := emulator.New(emulator.Config{
@@ -433,13 +428,8 @@ func TestServeLogs(t *testing.T) {
 // as its record says (sent as vllm_xargs); the low-effort records that do
 // not think (sent with thinking off) get no thinking.
 func TestServeLoadgenSplit(t *testing.T) {
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, _ := cat.Model("qwen3-8b")
-	gpu, _ := cat.GPU("h100-sxm")
-	tr, _ := cat.TrafficProfile(defaultTraffic)
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
+	tr, _ := simtest.Catalog(t).TrafficProfile(defaultTraffic)
 	classes, err := workload.ClassesFromTraffic(tr)
 	if err != nil {
 		t.Fatal(err)

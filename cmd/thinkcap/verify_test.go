@@ -20,6 +20,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/emulator"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -53,12 +54,7 @@ func truthServer(t *testing.T, blocks int, scale float64) (dir, truthFile, url s
 
 func startEmulatedServer(t *testing.T, stepModel string, blocks int, scale float64) string {
 	t.Helper()
-	cat, err := profiles.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, _ := cat.Model("qwen3-8b")
-	gpu, _ := cat.GPU("h100-sxm")
+	model, gpu := simtest.Model(t, "qwen3-8b"), simtest.GPU(t, "h100-sxm")
 	override, err := profiles.LoadStepCoefficients(stepModel)
 	if err != nil {
 		t.Fatal(err)
@@ -305,15 +301,8 @@ func (rd runDir) write(t *testing.T, parent, name string) string {
 func simulatedRunDir(t *testing.T, n int, rate float64, seed uint64, noTimeline bool) runDir {
 	t.Helper()
 	cfg := defaultDeployment(t)
-	dist := func(s string) workload.Dist {
-		d, err := workload.ParseDist(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	reqs, err := workload.Synthetic{Requests: n, RatePerS: rate, Seed: seed, Classes: []workload.Class{
-		{Name: "mixed", Share: 1, Prompt: dist("uniform:50..3000"), Think: dist("uniform:50..800"), Answer: dist("uniform:20..200")},
+		{Name: "mixed", Share: 1, Prompt: simtest.Dist(t, "uniform:50..3000"), Think: simtest.Dist(t, "uniform:50..800"), Answer: simtest.Dist(t, "uniform:20..200")},
 	}}.Generate()
 	if err != nil {
 		t.Fatal(err)

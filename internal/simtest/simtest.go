@@ -1,0 +1,67 @@
+// Package simtest holds the fixtures that the tests of the simulator and of
+// the packages around it share: the embedded catalog's models and GPUs and a
+// mixed reasoning traffic. Only tests import it; it imports no simulator
+// code, so that sim's own tests can use it too.
+package simtest
+
+import (
+	"testing"
+
+	"github.com/thinkcap/thinkcap/profiles"
+	"github.com/thinkcap/thinkcap/workload"
+)
+
+// Catalog is the embedded profile catalog.
+func Catalog(t testing.TB) *profiles.Catalog {
+	t.Helper()
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// Model is the catalog's model of that name.
+func Model(t testing.TB, name string) profiles.Model {
+	t.Helper()
+	m, err := Catalog(t).Model(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// GPU is the catalog's GPU of that name.
+func GPU(t testing.TB, name string) profiles.GPU {
+	t.Helper()
+	g, err := Catalog(t).GPU(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Dist parses a length distribution such as "uniform:50..400".
+func Dist(t testing.TB, s string) workload.Dist {
+	t.Helper()
+	d, err := workload.ParseDist(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// MixedTraffic mixes short and long prompts and outputs at a rate that
+// keeps tens of requests running, so that every step-model term has steps
+// that depend on it.
+func MixedTraffic(t testing.TB, n int, rate float64, seed uint64) []workload.Request {
+	t.Helper()
+	reqs, err := workload.Synthetic{Requests: n, RatePerS: rate, Seed: seed, Classes: []workload.Class{
+		{Name: "short", Share: 0.6, Prompt: Dist(t, "uniform:50..400"), Think: Dist(t, "uniform:50..800"), Answer: Dist(t, "uniform:20..200")},
+		{Name: "long", Share: 0.4, Prompt: Dist(t, "uniform:1000..6000"), Think: Dist(t, "uniform:200..2000"), Answer: Dist(t, "uniform:50..300")},
+	}}.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reqs
+}
