@@ -132,7 +132,7 @@ func TestCircuitBreaker(t *testing.T) {
 			cs.chat = c.chat(cs)
 			cs.start(t)
 			dir := filepath.Join(t.TempDir(), "run")
-			reqs := traffic(t, workload.TrafficOptions{Requests: planned, Concurrency: concurrency, Prompt: "5", Think: "0", Answer: "2"}, 0)
+			reqs := traffic(t, workload.TrafficOptions{Requests: planned, Concurrency: concurrency, Prompt: dist(t, "5"), Think: dist(t, "0"), Answer: dist(t, "2")}, 0)
 			o := testOptions(cs.srv.URL, dir, reqs)
 			o.Model, o.Concurrency, o.MaxConsecutiveFailures = "m", concurrency, maxFails
 			if c.opts != nil {
@@ -257,7 +257,7 @@ func TestWarmsConnections(t *testing.T) {
 	const c = 6
 	cs := (&checkServer{models: []string{"m"}}).start(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	o := testOptions(cs.srv.URL, dir, traffic(t, workload.TrafficOptions{Requests: 24, Concurrency: c, Prompt: "5", Think: "0", Answer: "2"}, 0))
+	o := testOptions(cs.srv.URL, dir, traffic(t, workload.TrafficOptions{Requests: 24, Concurrency: c, Prompt: dist(t, "5"), Think: dist(t, "0"), Answer: dist(t, "2")}, 0))
 	o.Model, o.Concurrency = "m", c
 	_, errOut, code := load(t, o)
 	if code != 0 {

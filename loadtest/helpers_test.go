@@ -47,6 +47,19 @@ func traffic(t *testing.T, o workload.TrafficOptions, seed uint64) []workload.Re
 	return reqs
 }
 
+// dist is spec's distribution, nil for "" (the default).
+func dist(t *testing.T, spec string) workload.Dist {
+	t.Helper()
+	if spec == "" {
+		return nil
+	}
+	d, err := workload.ParseDist(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // catalog is the embedded profiles.
 func catalog(t *testing.T) *profiles.Catalog {
 	t.Helper()
@@ -61,7 +74,7 @@ func catalog(t *testing.T) *profiles.Catalog {
 // concurrency instead when rate is 0), each of the given token lengths.
 func synthetic(t *testing.T, n int, rate float64, prompt, think, answer string) []workload.Request {
 	t.Helper()
-	return traffic(t, workload.TrafficOptions{Requests: n, RatePerS: rate, Prompt: prompt, Think: think, Answer: answer}, 0)
+	return traffic(t, workload.TrafficOptions{Requests: n, RatePerS: rate, Prompt: dist(t, prompt), Think: dist(t, think), Answer: dist(t, answer)}, 0)
 }
 
 // thresholds are the parsed --threshold specs.

@@ -20,7 +20,7 @@ import (
 func TestShardsMerge(t *testing.T) {
 	srv, _ := vllmtest.Slow(t, time.Millisecond)
 	tmp := t.TempDir()
-	reqs := traffic(t, workload.TrafficOptions{Requests: 16, RatePerS: 200, Prompt: "uniform:5..40", Think: "uniform:1..4", Answer: "uniform:1..4"}, 5)
+	reqs := traffic(t, workload.TrafficOptions{Requests: 16, RatePerS: 200, Prompt: dist(t, "uniform:5..40"), Think: dist(t, "uniform:1..4"), Answer: dist(t, "uniform:1..4")}, 5)
 	whole := filepath.Join(tmp, "whole")
 	o := testOptions(srv.URL, whole, reqs)
 	o.Model = "slow-model"

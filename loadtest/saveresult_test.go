@@ -122,7 +122,7 @@ func TestSaveResultReadsLikeVLLMBench(t *testing.T) {
 	}
 
 	// Percentiles and goodput; a closed loop's rate is "inf".
-	o = testOptions(srv.URL, filepath.Join(tmp, "run2"), traffic(t, workload.TrafficOptions{Requests: 4, Concurrency: 2, Prompt: "8", Think: "4", Answer: "6"}, 0))
+	o = testOptions(srv.URL, filepath.Join(tmp, "run2"), traffic(t, workload.TrafficOptions{Requests: 4, Concurrency: 2, Prompt: dist(t, "8"), Think: dist(t, "4"), Answer: dist(t, "6")}, 0))
 	o.Model, o.Concurrency, o.ScrapeInterval = "slow-model", 2, time.Second
 	o.SaveResult, o.Percentiles, o.Goodput = path, []float64{50, 99.9}, goodput(t, "tpot=1s")
 	_, errOut, code = load(t, o)

@@ -17,7 +17,7 @@ func intervalOptions(seeds int) Options {
 	return Options{
 		Deployment: sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: sim.Config{Seed: 3}},
 		Traffic: workload.TrafficOptions{Requests: 300, RatePerS: 4, Arrival: "poisson",
-			Prompt: "lognormal:p50=600,p99=6000", Think: "lognormal:p50=800,p99=8000", Answer: "lognormal:p50=200,p99=900"},
+			Prompt: mustDist("lognormal:p50=600,p99=6000"), Think: mustDist("lognormal:p50=800,p99=8000"), Answer: mustDist("lognormal:p50=200,p99=900")},
 		Route:             RouteOptions{TensorParallelSize: 1, Replicas: 1},
 		TimelineIntervalS: 1, Seeds: seeds, Confidence: 0.9,
 	}
@@ -208,4 +208,13 @@ func TestIntervalsClosedLoopAndSeeds(t *testing.T) {
 	if autoSeeds(AutoSeedsMaxRequests) != DefaultSeeds || autoSeeds(AutoSeedsMaxRequests+1) != 1 {
 		t.Errorf("automatic seeds: %d at %d requests, %d beyond", autoSeeds(AutoSeedsMaxRequests), AutoSeedsMaxRequests, autoSeeds(AutoSeedsMaxRequests+1))
 	}
+}
+
+// mustDist is spec's distribution; a bad spec is the test's own mistake.
+func mustDist(spec string) workload.Dist {
+	d, err := workload.ParseDist(spec)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }

@@ -20,7 +20,7 @@ func benchRequests(b *testing.B, n int) []Request {
 	return reqs
 }
 
-func mustDist(b *testing.B, spec string) Dist {
+func mustDist(b testing.TB, spec string) Dist {
 	d, err := ParseDist(spec)
 	if err != nil {
 		b.Fatal(err)

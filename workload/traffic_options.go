@@ -19,13 +19,17 @@ const (
 	DefaultRatePerS = 10
 )
 
-// Length defaults for --prompt-tokens/--think-tokens/--answer-tokens when
-// only some are given: a reasoning workload with a long thinking tail.
+// Length defaults for Prompt, Think and Answer when only some are given: a
+// reasoning workload with a long thinking tail.
 const (
 	defaultPromptSpec = "lognormal:p50=800,p99=6000,max=16000"
 	defaultThinkSpec  = "lognormal:p50=1500,p99=12000,max=30000"
 	defaultAnswerSpec = "lognormal:p50=300,p99=1500,max=4096"
 )
+
+// defaultThinkTimeSpec is a session's seconds between a turn's answer and
+// the next turn when ThinkTime is not given.
+const defaultThinkTimeSpec = "10"
 
 // ArrivalDayShaped replays a log's requests with new arrival times drawn
 // from the log's own hourly rate profile.
@@ -38,18 +42,20 @@ type TrafficOptions struct {
 	Log      LogOptions // how to read it
 	Traffic  string     // --traffic: a profile name or a YAML file from thinkcap fit
 	// Requests, RatePerS, Speedup and Concurrency are 0 when not given.
-	Requests    int     // --requests: synthetic ones, or the first N of the log
-	RatePerS    float64 // --rate
-	Arrival     string  // --arrival: an arrival process, or ArrivalDayShaped
-	Speedup     float64 // --speedup
-	Prompt      string  // --prompt-tokens: a number or a distribution
-	Think       string  // --think-tokens
-	Answer      string  // --answer-tokens
-	Concurrency int     // --concurrency: closed loop
+	Requests int     // --requests: synthetic ones, or the first N of the log
+	RatePerS float64 // --rate
+	Arrival  string  // --arrival: an arrival process, or ArrivalDayShaped
+	Speedup  float64 // --speedup
+	// Prompt, Think and Answer are the synthetic requests' lengths
+	// (--prompt-tokens, --think-tokens, --answer-tokens; DistSpecs parses
+	// them); nil: the default, or the profile's when all three are nil.
+	Prompt, Think, Answer Dist
+	Concurrency           int // --concurrency: closed loop
 	// Turns and ThinkTime make synthetic traffic multi-turn sessions
 	// (--turns, --think-time: distributions of turns per session and of
-	// seconds between a turn's answer and the next turn).
-	Turns, ThinkTime string
+	// seconds between a turn's answer and the next turn, 10 when nil);
+	// Turns nil: no sessions.
+	Turns, ThinkTime Dist
 	// Given reports whether the user set a flag (by name, without the
 	// dashes); nil: none was.
 	Given func(flag string) bool
@@ -57,7 +63,45 @@ type TrafficOptions struct {
 
 func (o *TrafficOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
 
-func (o *TrafficOptions) lengths() bool { return o.Prompt != "" || o.Think != "" || o.Answer != "" }
+func (o *TrafficOptions) lengths() bool { return o.Prompt != nil || o.Think != nil || o.Answer != nil }
+
+// DistSpecs are TrafficOptions' distributions as the user writes them
+// (ParseDist's specs); "" leaves one out.
+type DistSpecs struct{ Prompt, Think, Answer, Turns, ThinkTime string }
+
+// ParseInto parses the specs into o's distributions, each problem an
+// inputerr.Error naming its field: of the lengths only the first bad one,
+// of the sessions both.
+func (s DistSpecs) ParseInto(o *TrafficOptions) error {
+	var errs inputerr.List
+	for _, d := range []struct {
+		field, spec string
+		dst         *Dist
+	}{{"Prompt", s.Prompt, &o.Prompt}, {"Think", s.Think, &o.Think}, {"Answer", s.Answer, &o.Answer}} {
+		if err := parseDistField(d.field, d.spec, d.dst); err != nil {
+			errs.Add(err)
+			break
+		}
+	}
+	errs.Add(parseDistField("Turns", s.Turns, &o.Turns))
+	errs.Add(parseDistField("ThinkTime", s.ThinkTime, &o.ThinkTime))
+	return errs.Err()
+}
+
+// parseDistField parses spec into dst ("" leaves it nil), the error
+// naming field.
+func parseDistField(field, spec string, dst *Dist) error {
+	*dst = nil
+	if spec == "" {
+		return nil
+	}
+	d, err := ParseDist(spec)
+	if err != nil {
+		return inputerr.Field(field, err)
+	}
+	*dst = d
+	return nil
+}
 
 // Validate checks the options before any log is read: every problem. A
 // flag left out takes its default; a flag given is checked, 0 included.
@@ -82,47 +126,16 @@ func (o *TrafficOptions) Validate() error {
 			errs = append(errs, inputerr.Field("Arrival", err))
 		}
 	}
-	if o.lengths() {
-		if _, err := lengthClass(o.Prompt, o.Think, o.Answer); err != nil {
-			errs = append(errs, err)
-		}
-	}
 	if _, err := o.Log.ReadOptions(); err != nil {
 		errs = append(errs, err)
 	}
-	if _, _, err := o.sessionDists(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// sessionDists parses --turns and --think-time (nil turns: no sessions),
-// reporting every problem.
-func (o *TrafficOptions) sessionDists() (turns, think Dist, err error) {
-	if o.ThinkTime != "" && o.Turns == "" {
-		return nil, nil, inputerr.Fieldf("ThinkTime", "only matters with %s", inputerr.Name("Turns"))
-	}
-	if o.Turns == "" {
-		return nil, nil, nil
-	}
-	var errs []error
-	if o.Workload != "" {
+	switch {
+	case o.ThinkTime != nil && o.Turns == nil:
+		errs = append(errs, inputerr.Fieldf("ThinkTime", "only matters with %s", inputerr.Name("Turns")))
+	case o.Turns != nil && o.Workload != "":
 		errs = append(errs, inputerr.Fieldf("Turns", "makes synthetic sessions: a %s log brings its own (session_id, turn)", inputerr.Name("Workload")))
 	}
-	if turns, err = ParseDist(o.Turns); err != nil {
-		errs = append(errs, inputerr.Field("Turns", err))
-	}
-	spec := o.ThinkTime
-	if spec == "" {
-		spec = "10"
-	}
-	if think, err = ParseDist(spec); err != nil {
-		errs = append(errs, inputerr.Field("ThinkTime", err))
-	}
-	if len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
-	}
-	return turns, think, nil
+	return errors.Join(errs...)
 }
 
 // Load reads or generates the requests; the seed draws synthetic traffic
@@ -182,7 +195,10 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 	if err != nil {
 		return nil, err
 	}
-	turns, think, _ := o.sessionDists() // checked by Validate
+	turns, think := o.Turns, o.ThinkTime
+	if turns != nil && think == nil {
+		think, _ = ParseDist(defaultThinkTimeSpec)
+	}
 	if turns == nil && !o.lengths() && profileSessions != nil {
 		// A profile fitted from a log with sessions makes sessions too.
 		if turns, err = ParseDist(profileSessions.Turns); err == nil {
@@ -263,26 +279,27 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 	return reqs, nil
 }
 
-// lengthClass is the one class the --*-tokens flags describe.
-func lengthClass(prompt, think, answer string) ([]Class, error) {
+// lengthClass is the one class the lengths describe, a nil one taking its
+// default.
+func lengthClass(prompt, think, answer Dist) ([]Class, error) {
 	c := Class{Name: "synthetic", Share: 1}
 	for _, s := range []struct {
-		field, spec, def string
-		dst              *Dist
+		given Dist
+		def   string
+		dst   *Dist
 	}{
-		{"Prompt", prompt, defaultPromptSpec, &c.Prompt},
-		{"Think", think, defaultThinkSpec, &c.Think},
-		{"Answer", answer, defaultAnswerSpec, &c.Answer},
+		{prompt, defaultPromptSpec, &c.Prompt},
+		{think, defaultThinkSpec, &c.Think},
+		{answer, defaultAnswerSpec, &c.Answer},
 	} {
-		spec := s.spec
-		if spec == "" {
-			spec = s.def
+		*s.dst = s.given
+		if s.given == nil {
+			d, err := ParseDist(s.def)
+			if err != nil {
+				return nil, err
+			}
+			*s.dst = d
 		}
-		d, err := ParseDist(spec)
-		if err != nil {
-			return nil, inputerr.Field(s.field, err)
-		}
-		*s.dst = d
 	}
 	return []Class{c}, nil
 }

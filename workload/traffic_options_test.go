@@ -62,12 +62,15 @@ func TestTrafficOptionsValidate(t *testing.T) {
 		{"infinite rate", TrafficOptions{Arrival: "poisson", RatePerS: math.Inf(1), Given: givenFlags("rate")}, nil},
 		{"arrival", TrafficOptions{Arrival: "zipf"}, []string{"Arrival: "}},
 		{"day-shaped is checked at load", TrafficOptions{Arrival: ArrivalDayShaped}, nil},
-		{"lengths", TrafficOptions{Arrival: "poisson", Think: "lognormal:p50=abc"}, []string{"Think: "}},
 		{"log", TrafficOptions{Arrival: "poisson", Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
 		{"mapping", TrafficOptions{Arrival: "poisson", Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
 	} {
 		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
 	}
+	// The lengths are parsed before (DistSpecs), each error named by its
+	// field.
+	var o TrafficOptions
+	checkProblems(t, "lengths", DistSpecs{Think: "lognormal:p50=abc"}.ParseInto(&o), []string{"Think: "})
 }
 
 func TestTrafficOptionsLoadSynthetic(t *testing.T) {
@@ -82,7 +85,7 @@ func TestTrafficOptionsLoadSynthetic(t *testing.T) {
 		t.Errorf("rate %g, want about %d", rate, DefaultRatePerS)
 	}
 	// Closed loop: every request at once.
-	o = TrafficOptions{Traffic: "t", Arrival: "poisson", Requests: 10, Concurrency: 2, Prompt: "100"}
+	o = TrafficOptions{Traffic: "t", Arrival: "poisson", Requests: 10, Concurrency: 2, Prompt: mustDist(t, "100")}
 	if reqs, err = o.Load(cat, 1, nil); err != nil || len(reqs) != 10 || reqs[9].ArrivalS != 0 || reqs[0].PromptTokens != 100 {
 		t.Fatalf("closed loop: %d requests, last at %v, %v", len(reqs), reqs[len(reqs)-1].ArrivalS, err)
 	}
@@ -128,7 +131,7 @@ func TestTrafficOptionsReplay(t *testing.T) {
 		o    TrafficOptions
 		want string
 	}{
-		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: "5"}, "Workload replays a log's lengths"},
+		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: mustDist(t, "5")}, "Workload replays a log's lengths"},
 		{"arrival", TrafficOptions{Workload: path, Arrival: "constant"}, "Arrival constant: a replay keeps"},
 		{"both rescales", TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2, RatePerS: 1}, "Speedup and RatePerS both"},
 		{"missing", TrafficOptions{Workload: path + ".none", Arrival: "poisson"}, "Workload: "},
@@ -213,7 +216,7 @@ func TestLoadDrawReplay(t *testing.T) {
 	if rate, err := LogRate(one); err != nil || math.Abs(rate-2) > 0.05 {
 		t.Errorf("draw 1 at %g req/s (%v); want the --rate 2 the log was rescaled to", rate, err)
 	}
-	s := TrafficOptions{Requests: 50, RatePerS: 1, Arrival: "poisson", Prompt: "100", Think: "exponential:mean=300", Answer: "50"}
+	s := TrafficOptions{Requests: 50, RatePerS: 1, Arrival: "poisson", Prompt: mustDist(t, "100"), Think: mustDist(t, "exponential:mean=300"), Answer: mustDist(t, "50")}
 	a, _ := s.LoadDraw(nil, 7, 1, io.Discard)
 	c, _ := s.LoadDraw(nil, 7, 2, io.Discard)
 	if reflect.DeepEqual(a, c) || len(a) != 50 {

@@ -140,5 +140,7 @@ func (o *simulateOptions) parse(errOut io.Writer) (scenario.Options, error) {
 		opts.SLOs = slos
 	}
 	problems.Add(opts.Validate())
+	_, unparsed = o.traffic.parse()
+	problems.Add(unparsed)
 	return opts, problems.Err()
 }

@@ -67,20 +67,29 @@ func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.concurrencies, "concurrency", concHelp)
 }
 
-// options are the flags as workload's traffic options.
+// options are the flags as workload's traffic options; a distribution
+// that does not parse is left out (validate reports it).
 func (f *trafficFlags) options() workload.TrafficOptions {
-	return workload.TrafficOptions{
+	o, _ := f.parse()
+	return o
+}
+
+// parse is the flags as workload's traffic options, the distributions
+// parsed (workload.DistSpecs), every problem of those returned.
+func (f *trafficFlags) parse() (workload.TrafficOptions, error) {
+	o := workload.TrafficOptions{
 		Workload: f.workload, Log: f.log.options(), Traffic: f.traffic,
 		Requests: f.requests, RatePerS: f.rate(), Arrival: f.arrival, Speedup: f.speedup,
-		Prompt: f.prompt, Think: f.think, Answer: f.answer, Concurrency: f.concurrency(),
-		Turns: f.turns, ThinkTime: f.thinkTime,
-		Given: changed(f.set),
+		Concurrency: f.concurrency(), Given: changed(f.set),
 	}
+	specs := workload.DistSpecs{Prompt: f.prompt, Think: f.think, Answer: f.answer, Turns: f.turns, ThinkTime: f.thinkTime}
+	return o, specs.ParseInto(&o)
 }
 
 // validate checks the traffic flags before any log is read
 // (workload.TrafficOptions.Validate), as bad input.
 func (f *trafficFlags) validate() error {
+	o, unparsed := f.parse()
 	var errs []error
 	for _, l := range []struct {
 		flag string
@@ -90,14 +99,14 @@ func (f *trafficFlags) validate() error {
 			continue
 		}
 		for _, v := range l.list.vals {
-			o := f.options()
-			o.RatePerS, o.Concurrency = 0, 0
+			p := o
+			p.RatePerS, p.Concurrency = 0, 0
 			if l.flag == "--rate" {
-				o.RatePerS = v
+				p.RatePerS = v
 			} else {
-				o.Concurrency = int(v)
+				p.Concurrency = int(v)
 			}
-			if err := o.Validate(); err != nil {
+			if err := p.Validate(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -106,10 +115,9 @@ func (f *trafficFlags) validate() error {
 		errs = append(errs, fmt.Errorf("--rate and --concurrency: a sweep varies one of them"))
 	}
 	if len(errs) > 0 {
-		return inputerr.New(errors.Join(errs...))
+		return inputerr.New(errors.Join(append(errs, unparsed)...))
 	}
-	o := f.options()
-	return inputerr.New(o.Validate())
+	return inputerr.New(errors.Join(o.Validate(), unparsed))
 }
 
 // load reads or generates the requests. Warnings go to warn; errors are
