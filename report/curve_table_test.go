@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/golden"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/logstats/logstatstest"
 )
@@ -14,7 +15,7 @@ func TestWriteCurveTableGolden(t *testing.T) {
 	if err := WriteCurveTable(&buf, &rep); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "curve_table.golden", buf.Bytes())
+	golden.Check(t, "curve_table.golden", buf.Bytes())
 	if err := WriteCurveTable(&failingWriter{n: 50}, &rep); err == nil {
 		t.Error("write error not returned")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/golden"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/logstats/logstatstest"
 )
@@ -23,6 +24,6 @@ func TestWriteDriftTableGolden(t *testing.T) {
 		if err := WriteDriftTable(&buf, &tt.rep); err != nil {
 			t.Fatal(err)
 		}
-		checkGolden(t, "drift_table_"+tt.name+".golden", buf.Bytes())
+		golden.Check(t, "drift_table_"+tt.name+".golden", buf.Bytes())
 	}
 }

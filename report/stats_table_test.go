@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/golden"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/logstats/logstatstest"
 )
@@ -15,7 +16,7 @@ func TestWriteStatsTableGolden(t *testing.T) {
 	if err := WriteStatsTable(&buf, &rep); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "stats_table.golden", buf.Bytes())
+	golden.Check(t, "stats_table.golden", buf.Bytes())
 	if err := WriteStatsTable(&failingWriter{n: 100}, &rep); err == nil {
 		t.Error("write error not returned")
 	}

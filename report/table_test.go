@@ -3,17 +3,13 @@ package report
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // sampleSummary is a plausible summary with every part filled in, the kind a
 // simulation of qwen3-8b on one H100 prints.
@@ -69,19 +65,7 @@ func TestWriteTableGolden(t *testing.T) {
 			if err := WriteTable(&buf, tt.summary); err != nil {
 				t.Fatalf("WriteTable: %v", err)
 			}
-			golden := filepath.Join("testdata", "table_"+tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report/ -update to create it)", err)
-			}
-			if got := buf.String(); got != string(want) {
-				t.Errorf("WriteTable output differs from %s (rerun with -update if intended):\n%s", golden, got)
-			}
+			golden.Check(t, "table_"+tt.name+".golden", buf.Bytes())
 		})
 	}
 }

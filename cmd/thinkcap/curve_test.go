@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/golden"
 )
 
 var curveEvalPath = filepath.Join("testdata", "curve-eval.csv")
@@ -15,13 +17,13 @@ func TestCurveGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "curve-table.txt", []byte(out))
+	golden.Check(t, "curve-table.txt", []byte(out))
 
 	out, errOut, code = execAnalysisCmd(t, newCurveCmd(), curveEvalPath, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "curve.json", []byte(out))
+	golden.Check(t, "curve.json", []byte(out))
 	var rep struct {
 		Categories []struct {
 			Category          string

@@ -54,6 +54,8 @@ var allowedImports = map[string][]string{
 	"internal/splitmix": {},
 	// samplelog is a leaf: the prompt datasets' sample conversations.
 	"internal/samplelog": {},
+	// golden is a leaf: the golden-file compare of tests.
+	"internal/golden": {},
 	// simtest holds test fixtures: the catalog's models and GPUs, mixed traffic.
 	"internal/simtest": {"profiles", "workload"},
 	// runtest holds test fixtures: what a load test of a server that is the simulator records.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/golden"
 )
 
 var (
@@ -21,7 +23,7 @@ func TestDriftGolden(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("exit %d, want 1 (an alert): %s", code, errOut)
 	}
-	golden(t, "drift-table.txt", []byte(out))
+	golden.Check(t, "drift-table.txt", []byte(out))
 	if !strings.Contains(errOut, "cost regression") || !strings.Contains(errOut, "high/math") {
 		t.Errorf("stderr lacks the alert: %s", errOut)
 	}
@@ -30,7 +32,7 @@ func TestDriftGolden(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	golden(t, "drift.json", []byte(out))
+	golden.Check(t, "drift.json", []byte(out))
 	var rep struct {
 		Classes []struct {
 			Mode, Category string

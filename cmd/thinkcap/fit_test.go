@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/golden"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
@@ -61,8 +62,8 @@ func TestFitGolden(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// Without -o the profile goes to stdout and the report to stderr.
-	golden(t, "fit-profile.yaml", []byte(out))
-	golden(t, "fit-report.txt", []byte(errOut))
+	golden.Check(t, "fit-profile.yaml", []byte(out))
+	golden.Check(t, "fit-report.txt", []byte(errOut))
 
 	out, errOut, code = execAnalysisCmd(t, newFitCmd(), fitLogPath, "--report", "json",
 		"-o", filepath.Join(t.TempDir(), "p.yaml"))

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/thinkcap/thinkcap/internal/golden"
+)
 
 // thinkcap runs the command line in-process and returns stdout, stderr and
 // the exit code.
@@ -21,23 +20,6 @@ func thinkcap(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/thinkcap -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./cmd/thinkcap -update\n--- got\n%s", name, got)
-	}
-}
-
 // TestSimulateDefaultGolden pins the embedded default's summary JSON: any
 // change in the model, the defaults or the profiles shows up here.
 func TestSimulateDefaultGolden(t *testing.T) {
@@ -45,7 +27,7 @@ func TestSimulateDefaultGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "simulate-default.json", []byte(out))
+	golden.Check(t, "simulate-default.json", []byte(out))
 	var s map[string]any
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)

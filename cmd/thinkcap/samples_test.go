@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/internal/golden"
 )
 
 // The sample production log, its drifted twin and the eval (testdata/,
@@ -26,7 +28,7 @@ func TestSampleDataGolden(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
 			}
-			golden(t, c.golden, []byte(out))
+			golden.Check(t, c.golden, []byte(out))
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thinkcap/thinkcap/internal/golden"
 	"github.com/thinkcap/thinkcap/internal/inputerr"
 )
 
@@ -56,13 +57,13 @@ func TestStatsGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "stats-table.txt", []byte(out))
+	golden.Check(t, "stats-table.txt", []byte(out))
 
 	out, errOut, code = execAnalysisCmd(t, newStatsCmd(), statsLogPath, "-o", "json", "--tpot", "0.02", "--concurrency", "64")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden(t, "stats.json", []byte(out))
+	golden.Check(t, "stats.json", []byte(out))
 	var rep struct {
 		Overall struct {
 			Count    int
