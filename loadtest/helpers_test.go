@@ -38,7 +38,6 @@ func testOptions(url, dir string, reqs []workload.Request) Options {
 func traffic(t *testing.T, o workload.TrafficOptions, seed uint64) []workload.Request {
 	t.Helper()
 	o.Traffic = cmp.Or(o.Traffic, workload.DefaultTraffic)
-	o.Arrival = cmp.Or(o.Arrival, "poisson")
 	reqs, err := o.Load(catalog(t), seed, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +57,16 @@ func dist(t *testing.T, spec string) workload.Dist {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// arrival is spec's arrival process.
+func arrival(t *testing.T, spec string) workload.ArrivalProcess {
+	t.Helper()
+	a, err := workload.ParseArrivalProcess(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // catalog is the embedded profiles.

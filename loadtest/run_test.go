@@ -156,7 +156,7 @@ func TestTwoPhase(t *testing.T) {
 // server, constant arrivals, never scraping.
 func slowOptions(t *testing.T, url, dir string, n int, rate float64, think, answer string) Options {
 	t.Helper()
-	reqs := traffic(t, workload.TrafficOptions{Requests: n, RatePerS: rate, Arrival: "constant", Prompt: dist(t, "8"), Think: dist(t, think), Answer: dist(t, answer)}, 0)
+	reqs := traffic(t, workload.TrafficOptions{Requests: n, RatePerS: rate, Arrival: arrival(t, "constant"), Prompt: dist(t, "8"), Think: dist(t, think), Answer: dist(t, answer)}, 0)
 	o := testOptions(url, dir, reqs)
 	o.Model = "slow-model"
 	return o

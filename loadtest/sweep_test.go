@@ -31,7 +31,7 @@ func readSweep(t *testing.T, dir string) SweepOutcome {
 func sweepOptions(t *testing.T, url, dir string, n int) SweepOptions {
 	base := testOptions(url, dir, nil)
 	base.Model, base.ScrapeInterval = "slow-model", time.Second
-	base.Traffic = workload.TrafficOptions{Traffic: workload.DefaultTraffic, Arrival: "poisson", Requests: n, Prompt: dist(t, "8"), Think: dist(t, "4"), Answer: dist(t, "4")}
+	base.Traffic = workload.TrafficOptions{Traffic: workload.DefaultTraffic, Requests: n, Prompt: dist(t, "8"), Think: dist(t, "4"), Answer: dist(t, "4")}
 	base.Catalog = catalog(t)
 	return SweepOptions{Base: base}
 }

@@ -19,7 +19,7 @@ func BenchmarkSimulateDefaultIntervals(b *testing.B) {
 	}
 	o := Options{
 		Deployment:        sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm"},
-		Traffic:           workload.TrafficOptions{Traffic: workload.DefaultTraffic, Arrival: "poisson"},
+		Traffic:           workload.TrafficOptions{Traffic: workload.DefaultTraffic},
 		Route:             RouteOptions{TensorParallelSize: 1, Replicas: 1},
 		TimelineIntervalS: 1, Confidence: DefaultConfidence,
 	}

@@ -16,7 +16,7 @@ import (
 func intervalOptions(seeds int) Options {
 	return Options{
 		Deployment: sim.DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: sim.Config{Seed: 3}},
-		Traffic: workload.TrafficOptions{Requests: 300, RatePerS: 4, Arrival: "poisson",
+		Traffic: workload.TrafficOptions{Requests: 300, RatePerS: 4,
 			Prompt: mustDist("lognormal:p50=600,p99=6000"), Think: mustDist("lognormal:p50=800,p99=8000"), Answer: mustDist("lognormal:p50=200,p99=900")},
 		Route:             RouteOptions{TensorParallelSize: 1, Replicas: 1},
 		TimelineIntervalS: 1, Seeds: seeds, Confidence: 0.9,

@@ -44,36 +44,75 @@ var (
 )
 
 // ParseArrival returns the named arrival process at rate requests per
-// second. rate must be positive; +Inf sends every request at once, as
-// vllm bench serve does with its default rate. Parameters follow the name
-// after a colon, key=value separated by commas: gamma takes burstiness or
-// cv ("gamma:burstiness=0.5"; plain "gamma" is burstiness 1, Poisson);
-// constant and poisson take none.
+// second (ParseArrivalProcess, then At).
 func ParseArrival(name string, rate float64) (Arrival, error) {
+	p, err := ParseArrivalProcess(name)
+	if err != nil {
+		return nil, err
+	}
+	return p.At(rate)
+}
+
+// ArrivalProcess is an arrival process parsed without its rate, which the
+// traffic chooses later (a default, a closed loop's, a sweep point's): At
+// gives the Arrival at a rate. The zero value is poisson.
+type ArrivalProcess struct {
+	Spec       string // as given, for messages; "" for the zero value
+	kind       string
+	burstiness float64
+}
+
+// ParseArrivalProcess parses an arrival process. Parameters follow the
+// name after a colon, key=value separated by commas: gamma takes
+// burstiness or cv ("gamma:burstiness=0.5"; plain "gamma" is burstiness 1,
+// Poisson); constant and poisson take none.
+func ParseArrivalProcess(name string) (ArrivalProcess, error) {
 	kind, params, hasParams := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ":")
 	valid := strings.Join(ArrivalNames(), ", ")
 	switch kind {
 	case ArrivalConstant, ArrivalPoisson, ArrivalGamma:
 	case "":
-		return nil, fmt.Errorf("arrival process: empty name (valid: %s)", valid)
+		return ArrivalProcess{}, fmt.Errorf("arrival process: empty name (valid: %s)", valid)
 	default:
-		return nil, fmt.Errorf("arrival process %q: unknown (valid: %s)", name, valid)
+		return ArrivalProcess{}, fmt.Errorf("arrival process %q: unknown (valid: %s)", name, valid)
 	}
 	if hasParams && kind != ArrivalGamma {
-		return nil, fmt.Errorf("arrival process %q: %s takes no parameters, got %q", name, kind, params)
+		return ArrivalProcess{}, fmt.Errorf("arrival process %q: %s takes no parameters, got %q", name, kind, params)
 	}
+	p := ArrivalProcess{Spec: name, kind: kind}
+	if kind == ArrivalGamma {
+		b, err := parseBurstiness(params)
+		if err != nil {
+			return ArrivalProcess{}, fmt.Errorf("arrival process %q: %w", name, err)
+		}
+		if _, err := NewGammaArrival(1, b); err != nil {
+			return ArrivalProcess{}, err
+		}
+		p.burstiness = b
+	}
+	return p, nil
+}
+
+// Kind is the process's name: constant, poisson or gamma.
+func (p ArrivalProcess) Kind() string {
+	if p.kind == "" {
+		return ArrivalPoisson
+	}
+	return p.kind
+}
+
+// At is the process at rate requests per second. rate must be positive;
+// +Inf sends every request at once, as vllm bench serve does with its
+// default rate.
+func (p ArrivalProcess) At(rate float64) (Arrival, error) {
 	if math.IsNaN(rate) || rate <= 0 {
-		return nil, fmt.Errorf("arrival process %q: rate must be positive (requests per second), got %g", name, rate)
+		return nil, fmt.Errorf("arrival process %q: rate must be positive (requests per second), got %g", p.Spec, rate)
 	}
-	switch kind {
+	switch p.Kind() {
 	case ArrivalConstant:
 		return constantArrival{rate: rate}, nil
 	case ArrivalGamma:
-		burstiness, err := parseBurstiness(params)
-		if err != nil {
-			return nil, fmt.Errorf("arrival process %q: %w", name, err)
-		}
-		return NewGammaArrival(rate, burstiness)
+		return NewGammaArrival(rate, p.burstiness)
 	}
 	return poissonArrival{rate: rate}, nil
 }

@@ -32,7 +32,7 @@ const (
 const defaultThinkTimeSpec = "10"
 
 // ArrivalDayShaped replays a log's requests with new arrival times drawn
-// from the log's own hourly rate profile.
+// from the log's own hourly rate profile (TrafficOptions.DayShaped).
 const ArrivalDayShaped = "day-shaped"
 
 // TrafficOptions choose the requests as a command's flags do: a log to
@@ -44,10 +44,13 @@ type TrafficOptions struct {
 	// Requests, RatePerS, Speedup and Concurrency are 0 when not given.
 	Requests int     // --requests: synthetic ones, or the first N of the log
 	RatePerS float64 // --rate
-	Arrival  string  // --arrival: an arrival process, or ArrivalDayShaped
-	Speedup  float64 // --speedup
+	// Arrival is --arrival's process (TrafficSpecs parses it); DayShaped
+	// is --arrival day-shaped, a replay's new times on its hourly profile.
+	Arrival   ArrivalProcess
+	DayShaped bool
+	Speedup   float64 // --speedup
 	// Prompt, Think and Answer are the synthetic requests' lengths
-	// (--prompt-tokens, --think-tokens, --answer-tokens; DistSpecs parses
+	// (--prompt-tokens, --think-tokens, --answer-tokens; TrafficSpecs parses
 	// them); nil: the default, or the profile's when all three are nil.
 	Prompt, Think, Answer Dist
 	Concurrency           int // --concurrency: closed loop
@@ -65,15 +68,22 @@ func (o *TrafficOptions) given(flag string) bool { return o.Given != nil && o.Gi
 
 func (o *TrafficOptions) lengths() bool { return o.Prompt != nil || o.Think != nil || o.Answer != nil }
 
-// DistSpecs are TrafficOptions' distributions as the user writes them
-// (ParseDist's specs); "" leaves one out.
-type DistSpecs struct{ Prompt, Think, Answer, Turns, ThinkTime string }
+// TrafficSpecs are TrafficOptions' arrival process and distributions as
+// the user writes them (ParseArrivalProcess's or ArrivalDayShaped,
+// ParseDist's); "" leaves one out.
+type TrafficSpecs struct{ Arrival, Prompt, Think, Answer, Turns, ThinkTime string }
 
-// ParseInto parses the specs into o's distributions, each problem an
-// inputerr.Error naming its field: of the lengths only the first bad one,
-// of the sessions both.
-func (s DistSpecs) ParseInto(o *TrafficOptions) error {
+// ParseInto parses the specs into o's arrival process and distributions,
+// each problem an inputerr.Error naming its field: of the lengths only the
+// first bad one.
+func (s TrafficSpecs) ParseInto(o *TrafficOptions) error {
 	var errs inputerr.List
+	o.Arrival, o.DayShaped = ArrivalProcess{}, s.Arrival == ArrivalDayShaped
+	if s.Arrival != "" && !o.DayShaped {
+		a, err := ParseArrivalProcess(s.Arrival)
+		errs.Field("Arrival", err)
+		o.Arrival = a
+	}
 	for _, d := range []struct {
 		field, spec string
 		dst         *Dist
@@ -121,11 +131,6 @@ func (o *TrafficOptions) Validate() error {
 	if o.given("speedup") && !(o.Speedup > 0) {
 		errs = append(errs, inputerr.Fieldf("Speedup", "must be a positive factor, got %g", o.Speedup))
 	}
-	if o.Arrival != ArrivalDayShaped {
-		if _, err := ParseArrival(o.Arrival, 1); err != nil {
-			errs = append(errs, inputerr.Field("Arrival", err))
-		}
-	}
 	if _, err := o.Log.ReadOptions(); err != nil {
 		errs = append(errs, err)
 	}
@@ -160,13 +165,13 @@ func (o *TrafficOptions) LoadDraw(cat *profiles.Catalog, seed uint64, draw int, 
 	if o.Workload != "" {
 		return o.replay(seed, draw > 0, warn)
 	}
-	if o.Arrival == ArrivalDayShaped {
+	if o.DayShaped {
 		return nil, inputerr.Fieldf("Arrival", "%s takes its shape from a log: give %s", ArrivalDayShaped, inputerr.Name("Workload"))
 	}
 	if o.Speedup != 0 {
 		return nil, inputerr.Fieldf("Speedup", "rescales a replay: give %s", inputerr.Name("Workload"))
 	}
-	syn := Synthetic{Requests: o.Requests, RatePerS: o.RatePerS, Arrival: o.Arrival, Seed: seed}
+	syn := Synthetic{Requests: o.Requests, RatePerS: o.RatePerS, Arrival: o.Arrival.Spec, Seed: seed}
 	if syn.Requests == 0 {
 		syn.Requests = DefaultRequests
 	}
@@ -222,8 +227,8 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 	if o.lengths() {
 		return nil, inputerr.Fieldf("Workload", "replays a log's lengths: it does not mix with %s, %s or %s", inputerr.Name("Prompt"), inputerr.Name("Think"), inputerr.Name("Answer"))
 	}
-	if o.Arrival != "poisson" && o.Arrival != ArrivalDayShaped {
-		return nil, inputerr.Fieldf("Arrival", "%s: a replay keeps the log's arrival times, rescales them (%s, %s) or reshapes them (%s %s)", o.Arrival, inputerr.Name("Speedup"), inputerr.Name("RatePerS"), inputerr.Name("Arrival"), ArrivalDayShaped)
+	if o.Arrival.Kind() != ArrivalPoisson && !o.DayShaped {
+		return nil, inputerr.Fieldf("Arrival", "%s: a replay keeps the log's arrival times, rescales them (%s, %s) or reshapes them (%s %s)", o.Arrival.Spec, inputerr.Name("Speedup"), inputerr.Name("RatePerS"), inputerr.Name("Arrival"), ArrivalDayShaped)
 	}
 	if o.Speedup != 0 && o.RatePerS != 0 {
 		return nil, inputerr.Fieldf("Speedup", "and %s both rescale the replay: give one", inputerr.Name("RatePerS"))
@@ -232,7 +237,7 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 	if err != nil {
 		return nil, inputerr.Field("Workload", err)
 	}
-	grow := o.Arrival == ArrivalDayShaped && o.Requests > len(reqs)
+	grow := o.DayShaped && o.Requests > len(reqs)
 	if o.Requests > 0 && o.Requests < len(reqs) {
 		reqs = reqs[:o.Requests]
 	}
@@ -240,7 +245,7 @@ func (o *TrafficOptions) replay(seed uint64, redraw bool, warn io.Writer) ([]Req
 		reqs = BlockResample(reqs, BlockS(reqs), seed)
 	}
 	switch {
-	case o.Arrival == ArrivalDayShaped:
+	case o.DayShaped:
 		rate := o.RatePerS
 		if rate == 0 {
 			if rate, err = LogRate(reqs); err != nil {

@@ -20,6 +20,15 @@ func givenFlags(flags ...string) func(string) bool {
 	return func(f string) bool { return slices.Contains(flags, f) }
 }
 
+func mustArrival(t *testing.T, spec string) ArrivalProcess {
+	t.Helper()
+	a, err := ParseArrivalProcess(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // checkProblems checks that err lists want, one line each, in order.
 func checkProblems(t *testing.T, name string, err error, want []string) {
 	t.Helper()
@@ -53,29 +62,29 @@ func TestTrafficOptionsValidate(t *testing.T) {
 		o    TrafficOptions
 		want []string
 	}{
-		{"defaults", TrafficOptions{Arrival: "poisson"}, nil},
+		{"defaults", TrafficOptions{}, nil},
 		// Left out, 0 is "not given"; given, 0 is refused.
-		{"zeros not given", TrafficOptions{Arrival: "poisson", Given: givenFlags("arrival")}, nil},
-		{"zeros given", TrafficOptions{Arrival: "poisson", RatePerS: math.NaN(), Given: givenFlags("requests", "concurrency", "rate", "speedup")}, []string{
+		{"zeros not given", TrafficOptions{Given: givenFlags("arrival")}, nil},
+		{"zeros given", TrafficOptions{RatePerS: math.NaN(), Given: givenFlags("requests", "concurrency", "rate", "speedup")}, []string{
 			"Requests must be at least 1, got 0", "Concurrency must be at least 1, got 0",
 			"RatePerS must be a positive number of requests per second, got NaN", "Speedup must be a positive factor, got 0"}},
-		{"infinite rate", TrafficOptions{Arrival: "poisson", RatePerS: math.Inf(1), Given: givenFlags("rate")}, nil},
-		{"arrival", TrafficOptions{Arrival: "zipf"}, []string{"Arrival: "}},
-		{"day-shaped is checked at load", TrafficOptions{Arrival: ArrivalDayShaped}, nil},
-		{"log", TrafficOptions{Arrival: "poisson", Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
-		{"mapping", TrafficOptions{Arrival: "poisson", Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
+		{"infinite rate", TrafficOptions{RatePerS: math.Inf(1), Given: givenFlags("rate")}, nil},
+		{"day-shaped is checked at load", TrafficOptions{DayShaped: true}, nil},
+		{"log", TrafficOptions{Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
+		{"mapping", TrafficOptions{Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
 	} {
 		checkProblems(t, tc.name, tc.o.Validate(), tc.want)
 	}
-	// The lengths are parsed before (DistSpecs), each error named by its
-	// field.
+	// The arrival process and the lengths are parsed before
+	// (TrafficSpecs), each error named by its field.
 	var o TrafficOptions
-	checkProblems(t, "lengths", DistSpecs{Think: "lognormal:p50=abc"}.ParseInto(&o), []string{"Think: "})
+	checkProblems(t, "arrival", TrafficSpecs{Arrival: "zipf"}.ParseInto(&o), []string{"Arrival: "})
+	checkProblems(t, "lengths", TrafficSpecs{Think: "lognormal:p50=abc"}.ParseInto(&o), []string{"Think: "})
 }
 
 func TestTrafficOptionsLoadSynthetic(t *testing.T) {
 	cat := &profiles.Catalog{Traffic: map[string]profiles.Traffic{"t": testTraffic()}}
-	o := TrafficOptions{Traffic: "t", Arrival: "poisson"}
+	o := TrafficOptions{Traffic: "t"}
 	reqs, err := o.Load(cat, 1, nil)
 	if err != nil || len(reqs) != DefaultRequests {
 		t.Fatalf("%d requests, %v; want the default %d", len(reqs), err, DefaultRequests)
@@ -85,7 +94,7 @@ func TestTrafficOptionsLoadSynthetic(t *testing.T) {
 		t.Errorf("rate %g, want about %d", rate, DefaultRatePerS)
 	}
 	// Closed loop: every request at once.
-	o = TrafficOptions{Traffic: "t", Arrival: "poisson", Requests: 10, Concurrency: 2, Prompt: mustDist(t, "100")}
+	o = TrafficOptions{Traffic: "t", Requests: 10, Concurrency: 2, Prompt: mustDist(t, "100")}
 	if reqs, err = o.Load(cat, 1, nil); err != nil || len(reqs) != 10 || reqs[9].ArrivalS != 0 || reqs[0].PromptTokens != 100 {
 		t.Fatalf("closed loop: %d requests, last at %v, %v", len(reqs), reqs[len(reqs)-1].ArrivalS, err)
 	}
@@ -94,9 +103,9 @@ func TestTrafficOptionsLoadSynthetic(t *testing.T) {
 		o    TrafficOptions
 		want string
 	}{
-		{"unknown profile", TrafficOptions{Traffic: "nope", Arrival: "poisson"}, "Traffic: "},
-		{"day-shaped", TrafficOptions{Traffic: "t", Arrival: ArrivalDayShaped}, "Arrival day-shaped takes its shape from a log"},
-		{"speedup", TrafficOptions{Traffic: "t", Arrival: "poisson", Speedup: 2}, "Speedup rescales a replay"},
+		{"unknown profile", TrafficOptions{Traffic: "nope"}, "Traffic: "},
+		{"day-shaped", TrafficOptions{Traffic: "t", DayShaped: true}, "Arrival day-shaped takes its shape from a log"},
+		{"speedup", TrafficOptions{Traffic: "t", Speedup: 2}, "Speedup rescales a replay"},
 	} {
 		if _, err := tc.o.Load(cat, 1, nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
@@ -114,7 +123,7 @@ func TestTrafficOptionsReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn bytes.Buffer
-	o := TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2}
+	o := TrafficOptions{Workload: path, Speedup: 2}
 	reqs, err := o.Load(nil, 1, &warn)
 	if err != nil || len(reqs) != 3 || reqs[2].ArrivalS != 2 {
 		t.Fatalf("replay at 2x: %+v, %v", reqs, err)
@@ -122,7 +131,7 @@ func TestTrafficOptionsReplay(t *testing.T) {
 	if !strings.Contains(warn.String(), "1 records were out of arrival order") {
 		t.Errorf("warnings %q, want the reordered record", warn.String())
 	}
-	o = TrafficOptions{Workload: path, Arrival: "poisson", RatePerS: 1, Requests: 2}
+	o = TrafficOptions{Workload: path, RatePerS: 1, Requests: 2}
 	if reqs, err = o.Load(nil, 1, &warn); err != nil || len(reqs) != 2 {
 		t.Fatalf("first 2 at rate 1: %d, %v", len(reqs), err)
 	}
@@ -131,10 +140,10 @@ func TestTrafficOptionsReplay(t *testing.T) {
 		o    TrafficOptions
 		want string
 	}{
-		{"lengths", TrafficOptions{Workload: path, Arrival: "poisson", Think: mustDist(t, "5")}, "Workload replays a log's lengths"},
-		{"arrival", TrafficOptions{Workload: path, Arrival: "constant"}, "Arrival constant: a replay keeps"},
-		{"both rescales", TrafficOptions{Workload: path, Arrival: "poisson", Speedup: 2, RatePerS: 1}, "Speedup and RatePerS both"},
-		{"missing", TrafficOptions{Workload: path + ".none", Arrival: "poisson"}, "Workload: "},
+		{"lengths", TrafficOptions{Workload: path, Think: mustDist(t, "5")}, "Workload replays a log's lengths"},
+		{"arrival", TrafficOptions{Workload: path, Arrival: mustArrival(t, "constant")}, "Arrival constant: a replay keeps"},
+		{"both rescales", TrafficOptions{Workload: path, Speedup: 2, RatePerS: 1}, "Speedup and RatePerS both"},
+		{"missing", TrafficOptions{Workload: path + ".none"}, "Workload: "},
 	} {
 		if _, err := tc.o.Load(nil, 1, &warn); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
@@ -186,7 +195,7 @@ func TestLoadDrawReplay(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := TrafficOptions{Workload: path, Arrival: "poisson", RatePerS: 2}
+	o := TrafficOptions{Workload: path, RatePerS: 2}
 	base, err := o.Load(nil, 7, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +225,7 @@ func TestLoadDrawReplay(t *testing.T) {
 	if rate, err := LogRate(one); err != nil || math.Abs(rate-2) > 0.05 {
 		t.Errorf("draw 1 at %g req/s (%v); want the --rate 2 the log was rescaled to", rate, err)
 	}
-	s := TrafficOptions{Requests: 50, RatePerS: 1, Arrival: "poisson", Prompt: mustDist(t, "100"), Think: mustDist(t, "exponential:mean=300"), Answer: mustDist(t, "50")}
+	s := TrafficOptions{Requests: 50, RatePerS: 1, Prompt: mustDist(t, "100"), Think: mustDist(t, "exponential:mean=300"), Answer: mustDist(t, "50")}
 	a, _ := s.LoadDraw(nil, 7, 1, io.Discard)
 	c, _ := s.LoadDraw(nil, 7, 2, io.Discard)
 	if reflect.DeepEqual(a, c) || len(a) != 50 {

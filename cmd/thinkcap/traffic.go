@@ -67,22 +67,24 @@ func (f *trafficFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.concurrencies, "concurrency", concHelp)
 }
 
-// options are the flags as workload's traffic options; a distribution
-// that does not parse is left out (validate reports it).
+// options are the flags as workload's traffic options; an arrival process
+// or a distribution that does not parse is left out (validate reports
+// it).
 func (f *trafficFlags) options() workload.TrafficOptions {
 	o, _ := f.parse()
 	return o
 }
 
-// parse is the flags as workload's traffic options, the distributions
-// parsed (workload.DistSpecs), every problem of those returned.
+// parse is the flags as workload's traffic options, the arrival process
+// and the distributions parsed (workload.TrafficSpecs), every problem of
+// those returned.
 func (f *trafficFlags) parse() (workload.TrafficOptions, error) {
 	o := workload.TrafficOptions{
 		Workload: f.workload, Log: f.log.options(), Traffic: f.traffic,
-		Requests: f.requests, RatePerS: f.rate(), Arrival: f.arrival, Speedup: f.speedup,
+		Requests: f.requests, RatePerS: f.rate(), Speedup: f.speedup,
 		Concurrency: f.concurrency(), Given: changed(f.set),
 	}
-	specs := workload.DistSpecs{Prompt: f.prompt, Think: f.think, Answer: f.answer, Turns: f.turns, ThinkTime: f.thinkTime}
+	specs := workload.TrafficSpecs{Arrival: f.arrival, Prompt: f.prompt, Think: f.think, Answer: f.answer, Turns: f.turns, ThinkTime: f.thinkTime}
 	return o, specs.ParseInto(&o)
 }
 
