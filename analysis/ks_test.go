@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -66,7 +67,7 @@ func TestKSTwoSample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !near(r.D, 0.6) || math.Abs(r.PValue-0.4004710362084578) > 1e-12 {
+		if !approx.Equal(r.D, 0.6) || math.Abs(r.PValue-0.4004710362084578) > 1e-12 {
 			t.Errorf("got %+v, want D=0.6, p=0.40047", r)
 		}
 	})
@@ -74,7 +75,7 @@ func TestKSTwoSample(t *testing.T) {
 		// Both ECDFs jump at 2: x to 1, y to 2/3, so D = 1/3 (measured after
 		// all copies of the tie, never between them).
 		r, _ := KSTwoSample([]float64{2, 2}, []float64{1, 2, 3})
-		if !near(r.D, 1.0/3) {
+		if !approx.Equal(r.D, 1.0/3) {
 			t.Errorf("D = %v, want 1/3", r.D)
 		}
 	})
@@ -121,11 +122,11 @@ func TestKSStatisticMatchesGonum(t *testing.T) {
 		}
 		slices.Sort(x)
 		slices.Sort(y)
-		if want := stat.KolmogorovSmirnov(x, nil, y, nil); !near(r.D, want) {
+		if want := stat.KolmogorovSmirnov(x, nil, y, nil); !approx.Equal(r.D, want) {
 			t.Fatalf("D = %v, gonum says %v\nx=%v\ny=%v", r.D, want, x, y)
 		}
 		ix, iy := toInt32(x), toInt32(y)
-		if d := ksStatistic(ix, iy); !near(d, r.D) {
+		if d := ksStatistic(ix, iy); !approx.Equal(d, r.D) {
 			t.Fatalf("int32 D = %v, float64 D = %v", d, r.D)
 		}
 	}

@@ -7,19 +7,9 @@ import (
 	"slices"
 	"testing"
 	"testing/quick"
-)
 
-// near reports whether a and b agree to 1e-9 relative (or absolute near 0),
-// treating two NaNs and two equal infinities as equal.
-func near(a, b float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
-	}
-	if a == b {
-		return true
-	}
-	return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
-}
+	"github.com/thinkcap/thinkcap/internal/approx"
+)
 
 func TestQuantile(t *testing.T) {
 	oneToTen := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
@@ -55,7 +45,7 @@ func TestQuantile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Quantile(tt.sorted, tt.p); !near(got, tt.want) {
+			if got := Quantile(tt.sorted, tt.p); !approx.Equal(got, tt.want) {
 				t.Errorf("Quantile(%v, %v) = %v, want %v", tt.sorted, tt.p, got, tt.want)
 			}
 		})
@@ -89,11 +79,11 @@ func TestDescribe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := slices.Clone(tt.values)
 			got := Describe(tt.values)
-			if !near(got.Mean, tt.want.Mean) || !near(got.P50, tt.want.P50) ||
-				!near(got.P90, tt.want.P90) || !near(got.P99, tt.want.P99) {
+			if !approx.Equal(got.Mean, tt.want.Mean) || !approx.Equal(got.P50, tt.want.P50) ||
+				!approx.Equal(got.P90, tt.want.P90) || !approx.Equal(got.P99, tt.want.P99) {
 				t.Errorf("Describe(%v) = %+v, want %+v", in, got, tt.want)
 			}
-			if !slices.EqualFunc(in, tt.values, near) {
+			if !slices.EqualFunc(in, tt.values, approx.Equal) {
 				t.Errorf("Describe modified its input: %v, was %v", tt.values, in)
 			}
 		})

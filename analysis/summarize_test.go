@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -137,7 +138,7 @@ func statFloats(s Stat) []float64 { return []float64{s.Mean, s.P50, s.P90, s.P99
 func checkFloats(t *testing.T, name string, got, want []float64) {
 	t.Helper()
 	for i := range want {
-		if !near(got[i], want[i]) {
+		if !approx.Equal(got[i], want[i]) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"github.com/thinkcap/thinkcap/logstats/logstatstest"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -13,10 +14,7 @@ import (
 // order must not matter.
 func sampleCurves() CurveReport {
 	a := NewCurveAccumulator()
-	rows := logstatstest.SampleEval()
-	for i := len(rows) - 1; i >= 0; i-- {
-		a.Add(&rows[i])
-	}
+	logstatstest.Feed(a, logstatstest.SampleEvalReversed())
 	return a.Result()
 }
 
@@ -47,7 +45,7 @@ func TestCurveAccumulator(t *testing.T) {
 		}
 	}
 	p := rep.Categories[1].Points[1] // math at 512
-	if p.Budget != 512 || p.Items != 10 || !near(p.Accuracy, 0.5) || !near(p.MeanTokens, 800) || !near(p.AccuracyPer1KTokens, 0.625) {
+	if p.Budget != 512 || p.Items != 10 || !approx.Equal(p.Accuracy, 0.5) || !approx.Equal(p.MeanTokens, 800) || !approx.Equal(p.AccuracyPer1KTokens, 0.625) {
 		t.Errorf("math at 512: %+v", p)
 	}
 }

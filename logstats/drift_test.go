@@ -21,11 +21,7 @@ func noThinking(n int) []workload.Request {
 
 func driftLogOf(reqs ...[]workload.Request) *DriftLog {
 	l := NewDriftLog()
-	for _, rs := range reqs {
-		for i := range rs {
-			l.Add(&rs[i])
-		}
-	}
+	logstatstest.Feed(l, reqs...)
 	return l
 }
 

@@ -9,15 +9,14 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"github.com/thinkcap/thinkcap/logstats/logstatstest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 func statsOf(reqs []workload.Request, opts StatsOptions) StatsReport {
 	a := NewStatsAccumulator(opts)
-	for i := range reqs {
-		a.Add(&reqs[i])
-	}
+	logstatstest.Feed(a, reqs)
 	return a.Result()
 }
 
@@ -71,15 +70,15 @@ func TestStatsHandComputed(t *testing.T) {
 
 func checkDist(t *testing.T, name string, got, want TokenDist) {
 	t.Helper()
-	if !near(got.Mean, want.Mean) || !near(got.P50, want.P50) || !near(got.P90, want.P90) ||
-		!near(got.P99, want.P99) || !near(got.Max, want.Max) {
+	if !approx.Equal(got.Mean, want.Mean) || !approx.Equal(got.P50, want.P50) || !approx.Equal(got.P90, want.P90) ||
+		!approx.Equal(got.P99, want.P99) || !approx.Equal(got.Max, want.Max) {
 		t.Errorf("%s = %+v, want %+v", name, got, want)
 	}
 }
 
 func checkNear(t *testing.T, name string, got, want float64) {
 	t.Helper()
-	if !near(got, want) {
+	if !approx.Equal(got, want) {
 		t.Errorf("%s = %v, want %v", name, got, want)
 	}
 }
@@ -176,7 +175,7 @@ func TestQuantileInt32(t *testing.T) {
 			floats[i] = float64(v)
 		}
 		for _, p := range []float64{0, 0.01, 0.5, 0.9, 0.99, 1} {
-			if a, b := quantileInt32(ints, p), analysis.Quantile(floats, p); !near(a, b) {
+			if a, b := quantileInt32(ints, p), analysis.Quantile(floats, p); !approx.Equal(a, b) {
 				t.Fatalf("p=%v: quantileInt32 %v, Quantile %v", p, a, b)
 			}
 		}
@@ -267,16 +266,4 @@ func TestStatsSessions(t *testing.T) {
 	if b.Result().Sessions != nil {
 		t.Error("sessions in a log without any")
 	}
-}
-
-// near reports whether a and b agree to 1e-9 relative (or absolute near 0),
-// treating two NaNs and two equal infinities as equal.
-func near(a, b float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
-	}
-	if a == b {
-		return true
-	}
-	return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
 }

@@ -11,19 +11,13 @@ import (
 
 func statsOf(reqs []workload.Request, opts logstats.StatsOptions) logstats.StatsReport {
 	a := logstats.NewStatsAccumulator(opts)
-	for i := range reqs {
-		a.Add(&reqs[i])
-	}
+	logstatstest.Feed(a, reqs)
 	return a.Result()
 }
 
 func driftLogOf(reqs ...[]workload.Request) *logstats.DriftLog {
 	l := logstats.NewDriftLog()
-	for _, rs := range reqs {
-		for i := range rs {
-			l.Add(&rs[i])
-		}
-	}
+	logstatstest.Feed(l, reqs...)
 	return l
 }
 
@@ -31,9 +25,6 @@ func driftLogOf(reqs ...[]workload.Request) *logstats.DriftLog {
 // matter.
 func sampleCurves() logstats.CurveReport {
 	a := logstats.NewCurveAccumulator()
-	rows := logstatstest.SampleEval()
-	for i := len(rows) - 1; i >= 0; i-- {
-		a.Add(&rows[i])
-	}
+	logstatstest.Feed(a, logstatstest.SampleEvalReversed())
 	return a.Result()
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -11,34 +12,6 @@ import (
 // benchRate keeps one H100 replica of Qwen3-14B busy but stable on the
 // benchmark's reasoning workload (see docs/benchmarks.md).
 const benchRate = 0.7
-
-// reasoningWorkload is the benchmark workload: prompt lognormal with
-// a mean about 900, think lognormal with median 1,500 and a tail to 30,000,
-// answer lognormal with median 300.
-func reasoningWorkload(tb testing.TB, n int, rate float64) []workload.Request {
-	tb.Helper()
-	must := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return d
-	}
-	syn := workload.Synthetic{
-		Requests: n, RatePerS: rate, Arrival: "poisson", Seed: 42,
-		Classes: []workload.Class{{
-			Name: "reasoning", Share: 1,
-			Prompt: must("lognormal:mean=900,sigma=0.8,max=16000"),
-			Think:  must("lognormal:p50=1500,p99=15000,max=30000"),
-			Answer: must("lognormal:p50=300,sigma=0.6,max=4000"),
-		}},
-	}
-	reqs, err := syn.Generate()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return reqs
-}
 
 func benchConfig(tb testing.TB) Config {
 	tb.Helper()
@@ -60,7 +33,7 @@ func benchConfig(tb testing.TB) Config {
 // BenchmarkSimulate100k is the speed and memory target: 100,000 reasoning
 // requests on one H100 with Qwen3-14B in at most 10 s and 1 GB.
 func BenchmarkSimulate100k(b *testing.B) {
-	reqs := reasoningWorkload(b, 100_000, benchRate)
+	reqs := simtest.ReasoningTraffic(b, 100_000, benchRate)
 	cfg := benchConfig(b)
 	b.ReportAllocs()
 	var rep *Report
@@ -86,7 +59,7 @@ func BenchmarkSimulate100k(b *testing.B) {
 
 // BenchmarkSimulate10k is a quicker view of the same workload.
 func BenchmarkSimulate10k(b *testing.B) {
-	reqs := reasoningWorkload(b, 10_000, benchRate)
+	reqs := simtest.ReasoningTraffic(b, 10_000, benchRate)
 	cfg := benchConfig(b)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -115,7 +88,7 @@ func TestStepLoopDoesNotAllocate(t *testing.T) {
 // reasoning mix at 12 req/s on 16 replicas (round-robin), about 23 hours of
 // traffic, summarised as `simulate` does, without keeping the results.
 func BenchmarkDay1M(b *testing.B) {
-	reqs := reasoningWorkload(b, 1_000_000, 12)
+	reqs := simtest.ReasoningTraffic(b, 1_000_000, 12)
 	cfg := benchConfig(b)
 	cfg.Replicas = 16
 	b.ReportAllocs()
@@ -139,7 +112,7 @@ func BenchmarkDay1M(b *testing.B) {
 // they are or as 10,000 sessions of 10 turns (5 s of think time, the
 // chat templates' strip-traces history), at 0.5 req/s.
 func sessionWorkload(b *testing.B, sessions bool) []workload.Request {
-	reqs := reasoningWorkload(b, 100_000, 0.5)
+	reqs := simtest.ReasoningTraffic(b, 100_000, 0.5)
 	if !sessions {
 		return reqs
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -73,7 +74,7 @@ func TestDecodeJumpEquivalence(t *testing.T) {
 		})
 	}
 	t.Run("benchmark workload", func(t *testing.T) {
-		reqs := reasoningWorkload(t, 3000, benchRate)
+		reqs := simtest.ReasoningTraffic(t, 3000, benchRate)
 		ref, got := runBoth(t, benchConfig(t), func(c Config) (*Report, error) { return Run(c, reqs, Options{Timeline: true}) })
 		if !bytes.Equal(ref, got) {
 			t.Fatalf("decode stretches changed the benchmark run:\n%s", firstDiff(ref, got))
@@ -94,7 +95,7 @@ func firstDiff(a, b []byte) string {
 // TestDecodeJumpTakesSteps: on the benchmark workload most steps are taken
 // in stretches, or the fast path has silently stopped working.
 func TestDecodeJumpTakesSteps(t *testing.T) {
-	rep, err := Run(benchConfig(t), reasoningWorkload(t, 2000, benchRate), Options{})
+	rep, err := Run(benchConfig(t), simtest.ReasoningTraffic(t, 2000, benchRate), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -23,7 +24,7 @@ func (r *recordSink) Finished(res workload.Result) { r.res = &res }
 // TestLiveMatchesRun: submitting requests live at their arrival times gives
 // exactly the batch run's results, and every token is streamed.
 func TestLiveMatchesRun(t *testing.T) {
-	reqs := reasoningWorkload(t, 200, 2)
+	reqs := simtest.ReasoningTraffic(t, 200, 2)
 	cfg := benchConfig(t)
 	rep, err := Run(cfg, reqs, Options{})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -76,7 +77,7 @@ func TestParallelReplicasUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newCluster(&cfg, capacity, reasoningWorkload(t, 10, 1), Options{})
+	c, err := newCluster(&cfg, capacity, simtest.ReasoningTraffic(t, 10, 1), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -47,7 +48,7 @@ func TestRouters(t *testing.T) {
 }
 
 func TestMoreReplicasNeverSlower(t *testing.T) {
-	reqs := reasoningWorkload(t, 400, 4)
+	reqs := simtest.ReasoningTraffic(t, 400, 4)
 	var last float64
 	for n := 1; n <= 3; n++ {
 		cfg := benchConfig(t)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -11,7 +12,7 @@ import (
 // result that asked for it, every other request is cancelled, and the report
 // says so.
 func TestOnResultStops(t *testing.T) {
-	reqs := reasoningWorkload(t, 500, 5)
+	reqs := simtest.ReasoningTraffic(t, 500, 5)
 	cfg := benchConfig(t)
 	seen := 0
 	rep, err := Run(cfg, reqs, Options{OnResult: func(r *workload.Result) bool {
@@ -49,7 +50,7 @@ func TestOnResultStops(t *testing.T) {
 // TestOnResultNeverStopping checks that a hook that never stops changes
 // nothing: the report is the one of a run without it.
 func TestOnResultNeverStopping(t *testing.T) {
-	reqs := reasoningWorkload(t, 300, 5)
+	reqs := simtest.ReasoningTraffic(t, 300, 5)
 	cfg := benchConfig(t)
 	plain, err := Run(cfg, reqs, Options{})
 	if err != nil {

@@ -4,39 +4,15 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/sim"
-	"github.com/thinkcap/thinkcap/workload"
 )
-
-// benchWorkload is sim's benchmark workload (prompt lognormal mean about
-// 900; think median 1,500, p99 15,000, max 30,000; answer median 300) at
-// rate req/s.
-func benchWorkload(tb testing.TB, n int, rate float64) []workload.Request {
-	tb.Helper()
-	must := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return d
-	}
-	syn := workload.Synthetic{Requests: n, RatePerS: rate, Arrival: "poisson", Seed: 42,
-		Classes: []workload.Class{{Name: "reasoning", Share: 1,
-			Prompt: must("lognormal:mean=900,sigma=0.8,max=16000"),
-			Think:  must("lognormal:p50=1500,p99=15000,max=30000"),
-			Answer: must("lognormal:p50=300,sigma=0.6,max=4000")}}}
-	reqs, err := syn.Generate()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return reqs
-}
 
 // bench48 is the benchmark's search: Qwen3-14B on 3 GPUs × TP 1, 2 × KV auto,
 // fp8 × speculative off, EAGLE-3 × max_num_seqs 256, 1024 = 48 candidates.
 func bench48(tb testing.TB) ([]Candidate, Options) {
 	tb.Helper()
-	cat := catalog(tb)
+	cat := simtest.Catalog(tb)
 	m, err := cat.Model("qwen3-14b")
 	if err != nil {
 		tb.Fatal(err)
@@ -74,7 +50,7 @@ func bench48(tb testing.TB) ([]Candidate, Options) {
 // project's 2-core machine.
 func BenchmarkSize48(b *testing.B) {
 	cands, opt := bench48(b)
-	reqs := benchWorkload(b, 10_000, 3)
+	reqs := simtest.ReasoningTraffic(b, 10_000, 3)
 	b.ReportAllocs()
 	var res *Result
 	for b.Loop() {

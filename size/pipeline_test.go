@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 )
 
 // TestPipelineGrid: --pp is a list like --tp, expanded after it; a
 // candidate's name shows TP×PP when PP > 1, and a replica costs TP × PP
 // GPUs.
 func TestPipelineGrid(t *testing.T) {
-	cat := catalog(t)
+	cat := simtest.Catalog(t)
 	q := Query{Models: []string{"qwen3-8b"}, GPUs: []string{"h100-sxm"}, TP: []int{1, 2}, PP: []int{1, 2},
 		KVCacheDtypes: []string{"auto"}, Speculative: "off"}
 	cands, err := q.Candidates(cat)

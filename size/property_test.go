@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
@@ -16,18 +17,11 @@ import (
 // poissonTraffic is a small reasoning workload with a long thinking tail.
 func poissonTraffic(tb testing.TB, n int, rate float64, seed uint64) []workload.Request {
 	tb.Helper()
-	must := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return d
-	}
 	syn := workload.Synthetic{Requests: n, RatePerS: rate, Arrival: "poisson", Seed: seed,
 		Classes: []workload.Class{{Name: "reasoning", Share: 1,
-			Prompt: must("lognormal:p50=600,p99=4000,max=8000"),
-			Think:  must("lognormal:p50=800,p99=6000,max=12000"),
-			Answer: must("lognormal:p50=200,p99=1000,max=2000")}}}
+			Prompt: simtest.Dist(tb, "lognormal:p50=600,p99=4000,max=8000"),
+			Think:  simtest.Dist(tb, "lognormal:p50=800,p99=6000,max=12000"),
+			Answer: simtest.Dist(tb, "lognormal:p50=200,p99=1000,max=2000")}}}
 	reqs, err := syn.Generate()
 	if err != nil {
 		tb.Fatal(err)
@@ -71,7 +65,7 @@ func TestMoreReplicasNeverRaiseP99(t *testing.T) {
 // TestFP8NeverLowersKVCapacity over every embedded model and GPU at TP 1,
 // 2 and 4, wherever both dtypes deploy.
 func TestFP8NeverLowersKVCapacity(t *testing.T) {
-	cat := catalog(t)
+	cat := simtest.Catalog(t)
 	s := Space{TP: []int{1, 2, 4}, KVCacheDtypes: []string{"auto", "fp8"}}
 	for _, name := range cat.ModelNames() {
 		m, _ := cat.Model(name)
@@ -144,7 +138,7 @@ func TestFailingNeverRanksAbovePassing(t *testing.T) {
 // one worker or several.
 func TestSearchDeterministic(t *testing.T) {
 	s := tinySpace(t, 0)
-	cat := catalog(t)
+	cat := simtest.Catalog(t)
 	h200, _ := cat.GPU("h200")
 	s.GPUs = []profiles.GPU{s.Base.GPU, h200}
 	s.KVCacheDtypes = []string{"auto", "fp8"}

@@ -6,26 +6,18 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-func catalog(tb testing.TB) *profiles.Catalog {
-	tb.Helper()
-	cat, err := profiles.Embedded()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return cat
-}
-
 // tinySpace is Qwen3-8B on an H100 with a KV pool forced small, so that the
 // requests below overflow one replica's cache.
 func tinySpace(tb testing.TB, blocks int) Space {
 	tb.Helper()
-	cat := catalog(tb)
+	cat := simtest.Catalog(tb)
 	m, err := cat.Model("qwen3-8b")
 	if err != nil {
 		tb.Fatal(err)
@@ -96,7 +88,7 @@ func TestKnownAnswerTwoReplicas(t *testing.T) {
 // with the reason, not an error.
 func TestUndeployableIsAFailedCandidate(t *testing.T) {
 	s := tinySpace(t, 0)
-	cat := catalog(t)
+	cat := simtest.Catalog(t)
 	big, err := cat.Model("llama-3.1-70b")
 	if err != nil {
 		t.Fatal(err)

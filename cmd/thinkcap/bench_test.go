@@ -8,23 +8,17 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 // writeBenchLog writes a 1M-line request log of the effort-mode traffic.
 func writeBenchLog(b *testing.B) string {
 	b.Helper()
-	spec := func(s string) workload.Dist {
-		d, err := workload.ParseDist(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return d
-	}
 	syn := workload.Synthetic{Requests: 1_000_000, RatePerS: 50, Seed: 1, Classes: []workload.Class{
-		{Name: "low", Mode: "low", Category: "extraction", Share: 0.7, Prompt: spec("lognormal:p50=500,p99=4000"), Think: spec("0"), Answer: spec("lognormal:p50=150,p99=480,max=512")},
-		{Name: "medium", Mode: "medium", Category: "rag", Share: 0.25, Prompt: spec("lognormal:p50=800,p99=6000"), Think: spec("lognormal:p50=600,p99=2500,max=1024"), Answer: spec("lognormal:p50=300,p99=700")},
-		{Name: "high", Mode: "high", Category: "math", Share: 0.05, Prompt: spec("lognormal:p50=1200,p99=8000"), Think: spec("lognormal:p50=2500,p99=12000,max=4096"), Answer: spec("lognormal:p50=500,p99=1000")},
+		{Name: "low", Mode: "low", Category: "extraction", Share: 0.7, Prompt: simtest.Dist(b, "lognormal:p50=500,p99=4000"), Think: simtest.Dist(b, "0"), Answer: simtest.Dist(b, "lognormal:p50=150,p99=480,max=512")},
+		{Name: "medium", Mode: "medium", Category: "rag", Share: 0.25, Prompt: simtest.Dist(b, "lognormal:p50=800,p99=6000"), Think: simtest.Dist(b, "lognormal:p50=600,p99=2500,max=1024"), Answer: simtest.Dist(b, "lognormal:p50=300,p99=700")},
+		{Name: "high", Mode: "high", Category: "math", Share: 0.05, Prompt: simtest.Dist(b, "lognormal:p50=1200,p99=8000"), Think: simtest.Dist(b, "lognormal:p50=2500,p99=12000,max=4096"), Answer: simtest.Dist(b, "lognormal:p50=500,p99=1000")},
 	}}
 	reqs, err := syn.Generate()
 	if err != nil {

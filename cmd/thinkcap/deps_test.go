@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	"verify":    {"calibrate", "sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
 	"loadtest":  {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
 	// logstatstest holds records the tests of logstats and report share.
-	"logstats/logstatstest": {"workload"},
+	"logstats/logstatstest": {"workload", "internal/simtest"},
 	// buildinfo is a leaf: the version string of the running binary.
 	"internal/buildinfo": {},
 	// histogram is a leaf: the log-linear latency histograms.
@@ -54,6 +54,8 @@ var allowedImports = map[string][]string{
 	"internal/splitmix": {},
 	// samplelog is a leaf: the prompt datasets' sample conversations.
 	"internal/samplelog": {},
+	// approx is a leaf: the float comparison of tests.
+	"internal/approx": {},
 	// golden is a leaf: the golden-file compare of tests.
 	"internal/golden": {},
 	// simtest holds test fixtures: the catalog's models and GPUs, mixed traffic.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/internal/golden"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/logstats"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/workload"
@@ -26,26 +27,19 @@ var fitLogPath = filepath.Join("testdata", "fit-log.jsonl")
 // fitMixture generates the three-class traffic the fit tests use.
 func fitMixture(t *testing.T, n int, seed uint64) []workload.Request {
 	t.Helper()
-	parse := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	syn := workload.Synthetic{
 		Requests: n, RatePerS: 2, Seed: seed,
 		Classes: []workload.Class{
 			{Mode: "low", Category: "extraction", Share: 0.5,
-				Prompt: parse("lognormal:p50=600,sigma=0.6"), Think: workload.Constant(0),
-				Answer: parse("lognormal:p50=80,sigma=0.5")},
+				Prompt: simtest.Dist(t, "lognormal:p50=600,sigma=0.6"), Think: workload.Constant(0),
+				Answer: simtest.Dist(t, "lognormal:p50=80,sigma=0.5")},
 			{Mode: "medium", Category: "rag", Share: 0.35,
-				Prompt: parse("gamma:shape=6,scale=400"), Think: parse("lognormal:p50=450,sigma=0.8,max=1024"),
-				Answer: parse("gamma:shape=3,scale=90")},
+				Prompt: simtest.Dist(t, "gamma:shape=6,scale=400"), Think: simtest.Dist(t, "lognormal:p50=450,sigma=0.8,max=1024"),
+				Answer: simtest.Dist(t, "gamma:shape=3,scale=90")},
 			{Mode: "high", Category: "math", Share: 0.15,
-				Prompt: parse("lognormal:p50=300,sigma=0.5"),
-				Think:  parse("lognormal:p50=2500,sigma=0.7,max=4096,spike=4096@0.1"),
-				Answer: parse("lognormal:p50=350,sigma=0.5,spike=0@0.1")},
+				Prompt: simtest.Dist(t, "lognormal:p50=300,sigma=0.5"),
+				Think:  simtest.Dist(t, "lognormal:p50=2500,sigma=0.7,max=4096,spike=4096@0.1"),
+				Answer: simtest.Dist(t, "lognormal:p50=350,sigma=0.5,spike=0@0.1")},
 		},
 	}
 	reqs, err := syn.Generate()

@@ -62,15 +62,8 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	srv := httptest.NewServer(emu.Handler())
 	defer srv.Close()
 
-	fixed := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	reqs, err := workload.Synthetic{Requests: 24, RatePerS: 400, Seed: 5, Classes: []workload.Class{{
-		Share: 1, Prompt: fixed("200"), Think: fixed("60"), Answer: fixed("20"),
+		Share: 1, Prompt: simtest.Dist(t, "200"), Think: simtest.Dist(t, "60"), Answer: simtest.Dist(t, "20"),
 	}}}.Generate()
 	if err != nil {
 		t.Fatal(err)

@@ -65,3 +65,20 @@ func MixedTraffic(t testing.TB, n int, rate float64, seed uint64) []workload.Req
 	}
 	return reqs
 }
+
+// ReasoningTraffic is the simulator's benchmark workload, Poisson at rate
+// req/s: prompt lognormal with a mean about 900, think lognormal with median
+// 1,500 and a tail to 30,000, answer lognormal with median 300.
+func ReasoningTraffic(tb testing.TB, n int, rate float64) []workload.Request {
+	tb.Helper()
+	syn := workload.Synthetic{Requests: n, RatePerS: rate, Arrival: "poisson", Seed: 42,
+		Classes: []workload.Class{{Name: "reasoning", Share: 1,
+			Prompt: Dist(tb, "lognormal:mean=900,sigma=0.8,max=16000"),
+			Think:  Dist(tb, "lognormal:p50=1500,p99=15000,max=30000"),
+			Answer: Dist(tb, "lognormal:p50=300,sigma=0.6,max=4000")}}}
+	reqs, err := syn.Generate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reqs
+}

@@ -4,8 +4,10 @@
 package logstatstest
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -113,25 +115,18 @@ func NoKneeCurves() []NoKneeCurve {
 // gamma-shaped thinking.
 func Mixture(t testing.TB, n int) []workload.Request {
 	t.Helper()
-	parse := func(spec string) workload.Dist {
-		d, err := workload.ParseDist(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	syn := workload.Synthetic{
 		Requests: n, RatePerS: 10, Seed: 42,
 		Classes: []workload.Class{
 			{Name: "low", Mode: workload.ModeLow, Share: 0.6,
-				Prompt: parse("lognormal:p50=500,sigma=0.8"), Think: workload.Constant(0),
-				Answer: parse("lognormal:p50=150,sigma=0.5,max=512")},
+				Prompt: simtest.Dist(t, "lognormal:p50=500,sigma=0.8"), Think: workload.Constant(0),
+				Answer: simtest.Dist(t, "lognormal:p50=150,sigma=0.5,max=512")},
 			{Name: "medium", Mode: workload.ModeMedium, Category: "rag", Share: 0.3,
-				Prompt: parse("lognormal:p50=2000,sigma=0.5"), Think: parse("lognormal:p50=500,sigma=0.9,max=1024"),
-				Answer: parse("gamma:shape=3,scale=100")},
+				Prompt: simtest.Dist(t, "lognormal:p50=2000,sigma=0.5"), Think: simtest.Dist(t, "lognormal:p50=500,sigma=0.9,max=1024"),
+				Answer: simtest.Dist(t, "gamma:shape=3,scale=100")},
 			{Name: "high", Mode: workload.ModeHigh, Category: "math", Share: 0.1,
-				Prompt: parse("lognormal:p50=300,sigma=0.6"), Think: parse("gamma:shape=1.5,scale=2000,spike=0@0.05"),
-				Answer: parse("lognormal:p50=400,sigma=0.4")},
+				Prompt: simtest.Dist(t, "lognormal:p50=300,sigma=0.6"), Think: simtest.Dist(t, "gamma:shape=1.5,scale=2000,spike=0@0.05"),
+				Answer: simtest.Dist(t, "lognormal:p50=400,sigma=0.4")},
 		},
 	}
 	reqs, err := syn.Generate()
@@ -139,4 +134,25 @@ func Mixture(t testing.TB, n int) []workload.Request {
 		t.Fatal(err)
 	}
 	return reqs
+}
+
+// Adder is what the log commands' accumulators have in common: they take
+// one record at a time.
+type Adder[T any] interface{ Add(*T) }
+
+// Feed adds every record of every slice to a, in order.
+func Feed[T any](a Adder[T], records ...[]T) {
+	for _, rs := range records {
+		for i := range rs {
+			a.Add(&rs[i])
+		}
+	}
+}
+
+// SampleEvalReversed is SampleEval last row first, for the tests that check
+// that the order of the rows does not matter.
+func SampleEvalReversed() []workload.EvalRow {
+	rows := SampleEval()
+	slices.Reverse(rows)
+	return rows
 }
