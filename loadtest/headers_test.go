@@ -1,13 +1,8 @@
 package loadtest
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,29 +20,24 @@ import (
 // is written to the run directory.
 func TestHeadersAndExtraBody(t *testing.T) {
 	backend, _ := vllmtest.Slow(t, time.Millisecond)
-	target, _ := url.Parse(backend.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex
 	seen := map[string][]string{} // path → X-Tenant / X-Gw-Token seen
 	var bodies []map[string]any
-	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	gw := vllmtest.Gateway(t, backend.URL, func(w http.ResponseWriter, r *http.Request, chat []byte) bool {
 		mu.Lock()
 		seen[r.URL.Path] = append(seen[r.URL.Path], r.Header.Get("X-Tenant")+"|"+r.Header.Get("X-Gw-Token"))
-		if r.URL.Path == "/v1/chat/completions" {
-			b, _ := io.ReadAll(r.Body)
+		if chat != nil {
 			var m map[string]any
-			_ = json.Unmarshal(b, &m)
+			_ = json.Unmarshal(chat, &m)
 			bodies = append(bodies, m)
-			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
 		mu.Unlock()
 		if r.Header.Get("X-Gw-Token") != "s3cret-gw" {
 			http.Error(w, "gateway: no token", http.StatusUnauthorized)
-			return
+			return false
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(gw.Close)
+		return true
+	})
 	env := map[string]string{"GW_TOKEN_FOR_TEST": "s3cret-gw"}
 	headers, err := loadgen.ParseHeaders([]string{"X-Tenant=blue", "X-Gw-Token: env:GW_TOKEN_FOR_TEST", "X-Literal=lit-value-77"},
 		func(name string) string { return env[name] })

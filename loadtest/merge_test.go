@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/workload"
@@ -27,7 +28,7 @@ func TestShardsMerge(t *testing.T) {
 	if _, errOut, code := load(t, o); code != exitOK {
 		t.Fatalf("unsharded: exit %d: %s", code, errOut)
 	}
-	want := tokensByID(t, whole)
+	want := runtest.TokensByID(t, whole)
 	start := time.Now().Add(100 * time.Millisecond)
 	dirs := []string{filepath.Join(tmp, "shard-0"), filepath.Join(tmp, "shard-1")}
 	var wg sync.WaitGroup
@@ -52,7 +53,7 @@ func TestShardsMerge(t *testing.T) {
 	if _, err := Merge(MergeOptions{Dirs: dirs, Out: merged}); err != nil {
 		t.Fatal(err)
 	}
-	got := tokensByID(t, merged)
+	got := runtest.TokensByID(t, merged)
 	if len(got) != len(want) {
 		t.Fatalf("%d requests merged, %d unsharded", len(got), len(want))
 	}
@@ -77,22 +78,4 @@ func TestShardsMerge(t *testing.T) {
 	if _, err := Merge(MergeOptions{Dirs: []string{whole}, Out: filepath.Join(tmp, "bad")}); exitCode(err) != exitBadInput {
 		t.Errorf("merging an unsharded run: %v", err)
 	}
-}
-
-// tokensByID is each request's prompt, think and answer tokens in a run,
-// every request a success.
-func tokensByID(t *testing.T, dir string) map[string][3]int {
-	t.Helper()
-	results, err := workload.ReadResultsFile(filepath.Join(dir, loadgen.ResultsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][3]int{}
-	for _, r := range results {
-		if r.Status != workload.StatusOK {
-			t.Fatalf("%s in %s: %s %s", r.ID, dir, r.Status, r.Error)
-		}
-		out[r.ID] = [3]int{r.PromptTokens, r.ThinkTokens, r.AnswerTokens}
-	}
-	return out
 }

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,30 +18,25 @@ import (
 // schedule; bad datasets and contradicting flags are refused.
 func TestLoadtestDatasets(t *testing.T) {
 	backend, _ := vllmtest.Slow(t, time.Millisecond)
-	target, _ := url.Parse(backend.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex
 	type sent struct {
 		prompt string
 		max    int
 	}
 	var bodies []sent
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/chat/completions" {
-			b, _ := io.ReadAll(r.Body)
+	srv := vllmtest.Gateway(t, backend.URL, func(_ http.ResponseWriter, _ *http.Request, chat []byte) bool {
+		if chat != nil {
 			var body struct {
 				Messages []struct{ Content string }
 				Max      int `json:"max_completion_tokens"`
 			}
-			_ = json.Unmarshal(b, &body)
+			_ = json.Unmarshal(chat, &body)
 			mu.Lock()
 			bodies = append(bodies, sent{body.Messages[0].Content, body.Max})
 			mu.Unlock()
-			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+		return true
+	})
 
 	for _, c := range []struct{ name, path, lenFlag string }{
 		{"sharegpt", "../../testdata/sharegpt-sample.json", "--sharegpt-output-len"},

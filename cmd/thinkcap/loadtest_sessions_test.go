@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/thinkcap/thinkcap/emulator"
 	"github.com/thinkcap/thinkcap/internal/simtest"
+	"github.com/thinkcap/thinkcap/internal/vllmtest"
 	"github.com/thinkcap/thinkcap/sim"
 	"github.com/thinkcap/thinkcap/workload"
 )
@@ -33,24 +31,19 @@ func recordingEmulator(t *testing.T) (string, func() []chatBody) {
 	go func() { _ = emu.Run(ctx) }()
 	var mu sync.Mutex
 	var bodies []chatBody
-	inner := emu.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/chat/completions" {
-			b, _ := io.ReadAll(r.Body)
-			var cb chatBody
-			if json.Unmarshal(b, &cb) == nil {
-				mu.Lock()
-				bodies = append(bodies, cb)
-				mu.Unlock()
-			}
-			r.Body = io.NopCloser(bytes.NewReader(b))
-		}
-		inner.ServeHTTP(w, r)
-	}))
+	// Registered first so that it runs last, after Tap closes its server.
 	t.Cleanup(func() {
-		srv.Close()
 		emu.Close()
 		cancel()
+	})
+	srv := vllmtest.Tap(t, emu.Handler(), func(_ http.ResponseWriter, _ *http.Request, chat []byte) bool {
+		var cb chatBody
+		if chat != nil && json.Unmarshal(chat, &cb) == nil {
+			mu.Lock()
+			bodies = append(bodies, cb)
+			mu.Unlock()
+		}
+		return true
 	})
 	return srv.URL, func() []chatBody {
 		mu.Lock()

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/loadgen"
-	"github.com/thinkcap/thinkcap/workload"
 )
 
 // TestShardedLoadtest: 1, 2 and 4 local shards against thinkcap serve,
@@ -31,7 +31,7 @@ func TestShardedLoadtest(t *testing.T) {
 	if _, errOut, code := thinkcap(t, append([]string{"loadtest", "--out", whole}, traffic...)...); code != exitOK {
 		t.Fatalf("unsharded: exit %d: %s", code, errOut)
 	}
-	want := tokensByID(t, whole)
+	want := runtest.TokensByID(t, whole)
 	wholeLag := scheduleLag(t, whole)
 
 	for _, n := range []int{1, 2, 4} {
@@ -59,7 +59,7 @@ func TestShardedLoadtest(t *testing.T) {
 			if _, errOut, code := thinkcap(t, append([]string{"merge", "--out", merged}, dirs...)...); code != exitOK {
 				t.Fatalf("merge: exit %d: %s", code, errOut)
 			}
-			got := tokensByID(t, merged)
+			got := runtest.TokensByID(t, merged)
 			if len(got) != len(want) {
 				t.Fatalf("%d shards: %d requests merged, %d unsharded", n, len(got), len(want))
 			}
@@ -101,23 +101,6 @@ func TestShardedLoadtest(t *testing.T) {
 	if _, errOut, code := thinkcap(t, "merge", "--out", filepath.Join(dir, "bad"), whole); code != exitBadInput {
 		t.Errorf("merging an unsharded run: exit %d: %s", code, errOut)
 	}
-}
-
-// tokensByID is each request's prompt, think and answer tokens in a run.
-func tokensByID(t *testing.T, dir string) map[string][3]int {
-	t.Helper()
-	results, err := workload.ReadResultsFile(filepath.Join(dir, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][3]int{}
-	for _, r := range results {
-		if r.Status != workload.StatusOK {
-			t.Fatalf("%s in %s: %s %s", r.ID, dir, r.Status, r.Error)
-		}
-		out[r.ID] = [3]int{r.PromptTokens, r.ThinkTokens, r.AnswerTokens}
-	}
-	return out
 }
 
 // scheduleLag is a run's schedule lag from its summary.

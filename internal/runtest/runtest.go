@@ -2,9 +2,11 @@
 // against a server that behaves exactly like the simulator: the tests of
 // verify and calibrate compare the simulator with such runs, where any
 // difference is the code's and not the server's.
+// It also reads back what a load test recorded.
 package runtest
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/internal/simtest"
@@ -64,4 +66,22 @@ func Record(t testing.TB, cfg sim.Config, reqs []workload.Request) Recording {
 			Running: float64(s.Running), Waiting: float64(s.Waiting), Preemptions: float64(s.Preemptions)})
 	}
 	return rec
+}
+
+// TokensByID is each request's prompt, think and answer tokens in the run
+// directory dir, every request a success.
+func TokensByID(t testing.TB, dir string) map[string][3]int {
+	t.Helper()
+	results, err := workload.ReadResultsFile(filepath.Join(dir, loadgen.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][3]int{}
+	for _, r := range results {
+		if r.Status != workload.StatusOK {
+			t.Fatalf("%s in %s: %s %s", r.ID, dir, r.Status, r.Error)
+		}
+		out[r.ID] = [3]int{r.PromptTokens, r.ThinkTokens, r.AnswerTokens}
+	}
+	return out
 }
