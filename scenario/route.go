@@ -16,9 +16,9 @@ type RouteOptions struct {
 	Model, GPU         string // --route-model, --route-gpu; "": the main pool's
 	TensorParallelSize int    // --route-tensor-parallel-size
 	Replicas           int    // --route-replicas
-	// Given reports whether the user set a flag (by name, without the
-	// dashes); nil: none was.
-	Given func(flag string) bool
+	// Given reports whether the user set a field (by its name as errors
+	// name it, e.g. "Route.Model"); nil: none was.
+	Given func(field string) bool
 }
 
 // Validate checks the options before any traffic is read: every problem,
@@ -39,12 +39,9 @@ func (o *RouteOptions) Validate() error {
 		problems.Field(r.field, sim.CheckFlag(r.bound, float64(r.v)))
 	}
 	if o.Route == "" && o.Given != nil {
-		for _, g := range []struct{ flag, field string }{
-			{"route-model", "Route.Model"}, {"route-gpu", "Route.GPU"},
-			{"route-tensor-parallel-size", "Route.TensorParallelSize"}, {"route-replicas", "Route.Replicas"},
-		} {
-			if o.Given(g.flag) {
-				problems.Fieldf(g.field, "only matters with %s", inputerr.Name("Route"))
+		for _, field := range []string{"Route.Model", "Route.GPU", "Route.TensorParallelSize", "Route.Replicas"} {
+			if o.Given(field) {
+				problems.Fieldf(field, "only matters with %s", inputerr.Name("Route"))
 			}
 		}
 	}

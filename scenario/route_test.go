@@ -19,10 +19,10 @@ func TestRouteOptionsValidate(t *testing.T) {
 		want []string // each a line of the error, in order; none: valid
 	}{
 		{"defaults", RouteOptions{TensorParallelSize: 1, Replicas: 1}, nil},
-		{"a route", RouteOptions{Route: "low", Model: "qwen3-1.7b", TensorParallelSize: 1, Replicas: 1, Given: given("route", "route-model")}, nil},
+		{"a route", RouteOptions{Route: "low", Model: "qwen3-1.7b", TensorParallelSize: 1, Replicas: 1, Given: given("Route", "Route.Model")}, nil},
 		{"bad rule", RouteOptions{Route: "mode=extreme", TensorParallelSize: 1, Replicas: 1}, []string{"Route"}},
 		{"pool sizes", RouteOptions{Route: "low"}, []string{"Route.TensorParallelSize: --tensor-parallel-size must be at least 1, got 0", "Route.Replicas: --replicas must be at least 1, got 0"}},
-		{"pool flags without a route", RouteOptions{TensorParallelSize: 1, Replicas: 1, Given: given("route-model", "route-replicas")},
+		{"pool flags without a route", RouteOptions{TensorParallelSize: 1, Replicas: 1, Given: given("Route.Model", "Route.Replicas")},
 			[]string{"Route.Model only matters with Route", "Route.Replicas only matters with Route"}},
 	} {
 		err := tc.o.Validate()

@@ -21,13 +21,14 @@ type DeploymentOptions struct {
 	// --acceptance: a mean acceptance length or per-position rates.
 	SpeculativeConfig, Acceptance string
 	StepModel                     string // --step-model: a YAML file of step-time coefficients
-	// Given reports whether the user set a flag (by name, without the
-	// dashes): a flag given as 0 is checked, not taken for vLLM's default.
+	// Given reports whether the user set a field (by its name in these
+	// options, e.g. "Engine.MaxNumSeqs"; the command knows which flag sets
+	// it): a field given as 0 is checked, not taken for vLLM's default.
 	// Nil: none was.
-	Given func(flag string) bool
+	Given func(field string) bool
 }
 
-func (o *DeploymentOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+func (o *DeploymentOptions) given(field string) bool { return o.Given != nil && o.Given(field) }
 
 // Validate checks what the options say on their own, needing no profile:
 // the engine's values (CheckValues), --speculative-config and --acceptance.
@@ -43,42 +44,45 @@ func (o *DeploymentOptions) Validate() error {
 func (o *DeploymentOptions) CheckValues() error {
 	c := &o.Engine
 	var errs []error
+	// Each bound is named as vLLM names the flag (CheckFlag).
 	for _, n := range []struct {
-		flag string
-		v    float64
+		field, flag string
+		v           float64
 	}{
-		{"tensor-parallel-size", float64(c.TensorParallelSize)},
-		{"pipeline-parallel-size", float64(c.PipelineParallelSize)},
-		{"gpu-memory-utilization", c.GPUMemoryUtilization},
-		{"max-num-seqs", float64(c.MaxNumSeqs)},
-		{"max-num-batched-tokens", float64(c.MaxNumBatchedTokens)},
-		{"max-model-len", float64(c.MaxModelLen)},
-		{"block-size", float64(c.BlockSize)},
-		{"num-gpu-blocks-override", float64(c.NumGPUBlocksOverride)},
-		{"kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)},
-		{"long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)},
-		{"replicas", float64(c.Replicas)},
-		{"api-server-count", float64(c.APIServerCount)},
+		{"Engine.TensorParallelSize", "tensor-parallel-size", float64(c.TensorParallelSize)},
+		{"Engine.PipelineParallelSize", "pipeline-parallel-size", float64(c.PipelineParallelSize)},
+		{"Engine.GPUMemoryUtilization", "gpu-memory-utilization", c.GPUMemoryUtilization},
+		{"Engine.MaxNumSeqs", "max-num-seqs", float64(c.MaxNumSeqs)},
+		{"Engine.MaxNumBatchedTokens", "max-num-batched-tokens", float64(c.MaxNumBatchedTokens)},
+		{"Engine.MaxModelLen", "max-model-len", float64(c.MaxModelLen)},
+		{"Engine.BlockSize", "block-size", float64(c.BlockSize)},
+		{"Engine.NumGPUBlocksOverride", "num-gpu-blocks-override", float64(c.NumGPUBlocksOverride)},
+		{"Engine.KVCacheMemoryBytes", "kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)},
+		{"Engine.LongPrefillTokenThreshold", "long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)},
+		{"Engine.Replicas", "replicas", float64(c.Replicas)},
+		{"Engine.APIServerCount", "api-server-count", float64(c.APIServerCount)},
 	} {
-		if o.given(n.flag) {
+		if o.given(n.field) {
 			errs = append(errs, CheckFlag(n.flag, n.v))
 		}
 	}
-	for _, ch := range []struct{ flag, v string }{
-		{"kv-cache-dtype", c.KVCacheDtype},
-		{"quantization", c.Quantization},
-		{"scheduling-policy", c.SchedulingPolicy},
-		{"router", c.Router},
-		{"entry-point", c.EntryPoint},
+	for _, ch := range []struct{ field, flag, v string }{
+		{"Engine.KVCacheDtype", "kv-cache-dtype", c.KVCacheDtype},
+		{"Engine.Quantization", "quantization", c.Quantization},
+		{"Engine.SchedulingPolicy", "scheduling-policy", c.SchedulingPolicy},
+		{"Engine.Router", "router", c.Router},
+		{"Engine.EntryPoint", "entry-point", c.EntryPoint},
 	} {
-		if o.given(ch.flag) {
+		if o.given(ch.field) {
 			errs = append(errs, CheckFlagChoice(ch.flag, ch.v))
 		}
 	}
-	if o.given("async-scheduling") && o.given("no-async-scheduling") {
+	// Config.AsyncScheduling has two flags, as in vLLM; each is asked
+	// for: "Engine.NoAsyncScheduling" is --no-async-scheduling.
+	if o.given("Engine.AsyncScheduling") && o.given("Engine.NoAsyncScheduling") {
 		errs = append(errs, errors.New("--async-scheduling and --no-async-scheduling contradict each other: give one"))
 	}
-	if o.given("vllm-version") {
+	if o.given("Engine.VLLMVersion") {
 		_, err := ParseVLLMVersion(c.VLLMVersion)
 		errs = append(errs, err)
 	}

@@ -16,7 +16,7 @@ func TestDeploymentOptionsGivenZero(t *testing.T) {
 		t.Fatalf("defaults: max-num-seqs %d, tp %d, %v", cfg.MaxNumSeqs, cfg.TensorParallelSize, err)
 	}
 	// Given, 0 is refused as vLLM refuses it.
-	o.Given = func(flag string) bool { return flag == "max-num-seqs" }
+	o.Given = func(flag string) bool { return flag == "Engine.MaxNumSeqs" }
 	if err := o.Validate(); err == nil || err.Error() != "--max-num-seqs must be at least 1, got 0" {
 		t.Errorf("max-num-seqs 0 given: %v", err)
 	}

@@ -7,10 +7,11 @@ import (
 	"github.com/thinkcap/thinkcap/sim"
 )
 
-// Explicit reports whether the user set a deployment flag (by its
-// `simulate` name: "kv-cache-dtype", "num-gpu-blocks-override", ...): a
-// flag the user set wins over what the run's metadata says.
-type Explicit func(flag string) bool
+// Explicit reports whether the user set a deployment option, by its field
+// in sim.DeploymentOptions ("Engine.KVCacheDtype", "Acceptance", ...; the
+// command knows which flag sets it): what the user set wins over what the
+// run's metadata says.
+type Explicit func(field string) bool
 
 // Configure sets cfg up like the server the run measured, from the scraped
 // vllm:cache_config_info (num_gpu_blocks, block_size, cache_dtype,
@@ -26,29 +27,29 @@ type Explicit func(flag string) bool
 func Configure(cfg *sim.Config, r *Run, explicit Explicit) (*Setup, error) {
 	var notes []string
 	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
-	if r.Meta.MaxModelLen > 0 && !explicit("max-model-len") {
+	if r.Meta.MaxModelLen > 0 && !explicit("Engine.MaxModelLen") {
 		cfg.MaxModelLen = int(r.Meta.MaxModelLen)
 		note("max_model_len %d from /v1/models", cfg.MaxModelLen)
 	}
 	if cc := r.Meta.CacheConfig; cc != nil {
-		if cc.Engines > 1 && !explicit("replicas") {
+		if cc.Engines > 1 && !explicit("Engine.Replicas") {
 			cfg.Replicas = cc.Engines
 			note("%d replicas: one per engine in vllm:cache_config_info", cc.Engines)
 		}
-		if cc.BlockSize > 0 && !explicit("block-size") {
+		if cc.BlockSize > 0 && !explicit("Engine.BlockSize") {
 			cfg.BlockSize = int(cc.BlockSize)
 		}
-		if cc.GPUMemoryUtilization > 0 && !explicit("gpu-memory-utilization") {
+		if cc.GPUMemoryUtilization > 0 && !explicit("Engine.GPUMemoryUtilization") {
 			cfg.GPUMemoryUtilization = cc.GPUMemoryUtilization
 		}
-		if !explicit("enable-prefix-caching") && cc.Labels["enable_prefix_caching"] != "" {
+		if !explicit("Engine.DisablePrefixCaching") && cc.Labels["enable_prefix_caching"] != "" {
 			cfg.DisablePrefixCaching = !cc.EnablePrefixCaching
 		}
 		serverDtype := normaliseDtype(cc.CacheDtype)
-		if serverDtype != "" && !explicit("kv-cache-dtype") {
+		if serverDtype != "" && !explicit("Engine.KVCacheDtype") {
 			cfg.KVCacheDtype = serverDtype
 		}
-		if cc.NumGPUBlocks > 0 && !explicit("num-gpu-blocks-override") && !explicit("kv-cache-memory-bytes") {
+		if cc.NumGPUBlocks > 0 && !explicit("Engine.NumGPUBlocksOverride") && !explicit("Engine.KVCacheMemoryBytes") {
 			blocks := int(cc.NumGPUBlocks)
 			if serverDtype != "" && normaliseDtype(cfg.KVCacheDtype) != serverDtype {
 				scaled, err := blocksForDtype(*cfg, serverDtype, blocks)
@@ -63,7 +64,7 @@ func Configure(cfg *sim.Config, r *Run, explicit Explicit) (*Setup, error) {
 			cfg.NumGPUBlocksOverride = blocks
 		}
 	}
-	spec, specNotes := configureSpec(cfg, r, explicit("acceptance"))
+	spec, specNotes := configureSpec(cfg, r, explicit("Acceptance"))
 	if err := cfg.Resolve(); err != nil {
 		return nil, err
 	}

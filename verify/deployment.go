@@ -45,10 +45,10 @@ func (d Deployment) Load(dir string) (sim.Config, *Run, error) {
 	return cfg, run, nil
 }
 
-// explicit says whether the user set the flag (none when Options.Given is
-// nil).
-func (d Deployment) explicit(flag string) bool {
-	return d.Options.Given != nil && d.Options.Given(flag)
+// explicit says whether the user set the field (none when Options.Given
+// is nil).
+func (d Deployment) explicit(field string) bool {
+	return d.Options.Given != nil && d.Options.Given(field)
 }
 
 // LoadConfigured loads each run directory (Load) with its deployment set

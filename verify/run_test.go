@@ -334,7 +334,7 @@ func TestConfigureFromCacheConfig(t *testing.T) {
 func TestConfigureExplicitWins(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	cfg.MaxModelLen = 16384
-	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("num-gpu-blocks-override", "max-model-len"))
+	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("Engine.NumGPUBlocksOverride", "Engine.MaxModelLen"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestConfigureExplicitWins(t *testing.T) {
 func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "fp8"
-	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("kv-cache-dtype"))
+	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("Engine.KVCacheDtype"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	}
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
-	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags("kv-cache-dtype")); err != nil {
+	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags("Engine.KVCacheDtype")); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.NumGPUBlocksOverride != 5000 {
@@ -387,7 +387,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	fp8.CacheDtype = "fp8"
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
-	if _, err := Configure(&cfg, configureRun(fp8), explicitFlags("kv-cache-dtype")); err != nil {
+	if _, err := Configure(&cfg, configureRun(fp8), explicitFlags("Engine.KVCacheDtype")); err != nil {
 		t.Fatal(err)
 	}
 	if b := cfg.NumGPUBlocksOverride; b < 2499 || b > 2501 {
@@ -408,7 +408,7 @@ func TestConfigureEngines(t *testing.T) {
 	}
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.Replicas = 3
-	if _, err := Configure(&cfg, configureRun(two), explicitFlags("replicas")); err != nil {
+	if _, err := Configure(&cfg, configureRun(two), explicitFlags("Engine.Replicas")); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Replicas != 3 {
@@ -472,7 +472,7 @@ func TestConfigureSpecExplicitAcceptance(t *testing.T) {
 	cfg := eagleConfig(t)
 	user := []float64{0.5, 0.25, 0.1}
 	cfg.Speculative.AcceptanceRates = slices.Clone(user)
-	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags("acceptance"))
+	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags("Acceptance"))
 	if err != nil {
 		t.Fatal(err)
 	}

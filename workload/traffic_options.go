@@ -59,12 +59,13 @@ type TrafficOptions struct {
 	// seconds between a turn's answer and the next turn, 10 when nil);
 	// Turns nil: no sessions.
 	Turns, ThinkTime Dist
-	// Given reports whether the user set a flag (by name, without the
-	// dashes); nil: none was.
-	Given func(flag string) bool
+	// Given reports whether the user set a field (by its name here, as
+	// errors name it: "ThinkBudget"; the command knows which flag sets it);
+	// nil: none was.
+	Given func(field string) bool
 }
 
-func (o *TrafficOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+func (o *TrafficOptions) given(field string) bool { return o.Given != nil && o.Given(field) }
 
 func (o *TrafficOptions) lengths() bool { return o.Prompt != nil || o.Think != nil || o.Answer != nil }
 
@@ -117,18 +118,18 @@ func parseDistField(field, spec string, dst *Dist) error {
 // flag left out takes its default; a flag given is checked, 0 included.
 func (o *TrafficOptions) Validate() error {
 	var errs []error
-	if o.given("requests") && o.Requests < 1 {
+	if o.given("Requests") && o.Requests < 1 {
 		errs = append(errs, inputerr.Fieldf("Requests", "must be at least 1, got %d", o.Requests))
 	}
-	if o.given("concurrency") && o.Concurrency < 1 {
+	if o.given("Concurrency") && o.Concurrency < 1 {
 		errs = append(errs, inputerr.Fieldf("Concurrency", "must be at least 1, got %d", o.Concurrency))
 	}
 	// +Inf is allowed: every request at once, as vllm bench serve's
 	// --request-rate inf.
-	if o.given("rate") && !(o.RatePerS > 0) {
+	if o.given("RatePerS") && !(o.RatePerS > 0) {
 		errs = append(errs, inputerr.Fieldf("RatePerS", "must be a positive number of requests per second, got %g", o.RatePerS))
 	}
-	if o.given("speedup") && !(o.Speedup > 0) {
+	if o.given("Speedup") && !(o.Speedup > 0) {
 		errs = append(errs, inputerr.Fieldf("Speedup", "must be a positive factor, got %g", o.Speedup))
 	}
 	if _, err := o.Log.ReadOptions(); err != nil {

@@ -17,23 +17,24 @@ type WhatIfOptions struct {
 	// History is --history: how a session's later turns carry the earlier
 	// ones; the zero value is DefaultHistory.
 	History History
-	// Given reports whether the user set a flag (by name, without the
-	// dashes); nil: none was.
-	Given func(flag string) bool
+	// Given reports whether the user set a field (by its name here, as
+	// errors name it: "ThinkBudget"; the command knows which flag sets it);
+	// nil: none was.
+	Given func(field string) bool
 }
 
-func (o *WhatIfOptions) given(flag string) bool { return o.Given != nil && o.Given(flag) }
+func (o *WhatIfOptions) given(field string) bool { return o.Given != nil && o.Given(field) }
 
 // Validate checks the options before any traffic is read: every problem.
 // A flag that changes nothing without another is refused rather than
 // ignored.
 func (o *WhatIfOptions) Validate() error {
 	var errs []error
-	if o.given("think-budget") && o.ThinkBudget < 1 {
+	if o.given("ThinkBudget") && o.ThinkBudget < 1 {
 		// 0 would be "no budget" and change nothing: thinking off is an effort mode.
 		errs = append(errs, inputerr.Fieldf("ThinkBudget", "must be at least 1 token, got %d (for thinking off use %s, e.g. low=0/512)", o.ThinkBudget, inputerr.Name("Effort")))
 	}
-	if o.given("budget-policy") && !o.given("think-budget") {
+	if o.given("BudgetPolicy") && !o.given("ThinkBudget") {
 		errs = append(errs, inputerr.Fieldf("BudgetPolicy", "only matters with %s", inputerr.Name("ThinkBudget")))
 	}
 	if !(o.Escalate >= 0 && o.Escalate <= 1) {
@@ -62,7 +63,7 @@ func (o *WhatIfOptions) Apply(reqs []Request, seed uint64) ([]Request, []Transfo
 	}
 	var err error
 	sessions := HasSessions(reqs)
-	if o.given("history") && !sessions {
+	if o.given("History") && !sessions {
 		return nil, nil, inputerr.Field("History", errors.New("the traffic has no sessions (no record has a session_id)"))
 	}
 	var reports []TransformReport

@@ -91,7 +91,7 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 	}
 	return sim.DeploymentOptions{
 		Model: f.model, GPU: f.gpu, SpeculativeConfig: f.specConfig, Acceptance: f.acceptance,
-		StepModel: f.stepModel, Given: changed(f.set),
+		StepModel: f.stepModel, Given: given(f.set),
 		Engine: sim.Config{
 			TensorParallelSize: f.tp, PipelineParallelSize: f.pp, KVCacheDtype: f.kvCacheDtype, Quantization: f.quantization,
 			GPUMemoryUtilization: util, MaxNumSeqs: f.maxNumSeqs, MaxNumBatchedTokens: f.maxBatched,

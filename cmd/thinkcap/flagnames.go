@@ -1,6 +1,12 @@
 package main
 
-import "github.com/thinkcap/thinkcap/internal/inputerr"
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/thinkcap/thinkcap/internal/inputerr"
+)
 
 // flagNames maps an options field, as the packages name it in an
 // inputerr.Error, to the flag that sets it: the packages know their
@@ -109,8 +115,50 @@ var flagNames = map[string]string{
 	"URL":                      "--url",
 	"Warmup":                   "--warmup",
 	"Workload":                 "--workload",
+
+	// sim.DeploymentOptions.Engine: the engine flags, named as `vllm serve`
+	// names them.
+	"Engine.APIServerCount":            "--api-server-count",
+	"Engine.AsyncScheduling":           "--async-scheduling",
+	"Engine.BlockSize":                 "--block-size",
+	"Engine.DisablePrefixCaching":      "--enable-prefix-caching",
+	"Engine.EntryPoint":                "--entry-point",
+	"Engine.GPUMemoryUtilization":      "--gpu-memory-utilization",
+	"Engine.KVCacheDtype":              "--kv-cache-dtype",
+	"Engine.KVCacheMemoryBytes":        "--kv-cache-memory-bytes",
+	"Engine.LongPrefillTokenThreshold": "--long-prefill-token-threshold",
+	"Engine.MaxModelLen":               "--max-model-len",
+	"Engine.MaxNumBatchedTokens":       "--max-num-batched-tokens",
+	"Engine.MaxNumSeqs":                "--max-num-seqs",
+	"Engine.NoAsyncScheduling":         "--no-async-scheduling",
+	"Engine.NumGPUBlocksOverride":      "--num-gpu-blocks-override",
+	"Engine.PipelineParallelSize":      "--pipeline-parallel-size",
+	"Engine.Quantization":              "--quantization",
+	"Engine.Replicas":                  "--replicas",
+	"Engine.Router":                    "--router",
+	"Engine.SchedulingPolicy":          "--scheduling-policy",
+	"Engine.TensorParallelSize":        "--tensor-parallel-size",
+	"Engine.VLLMVersion":               "--vllm-version",
 }
 
 // init gives the table to inputerr before any command runs, so every
 // error names the flag the user typed.
 func init() { inputerr.SetNames(flagNames) }
+
+// given is the options' Given for the flags of fs: whether the user set
+// the field, by the flag flagNames maps it to ("--a/--b": either). A field
+// with no entry was never set by a flag (TestFlagNamesCoverGiven keeps the
+// fields the packages ask about in the table); none when fs is nil.
+func given(fs *pflag.FlagSet) func(field string) bool {
+	return func(field string) bool {
+		if fs == nil {
+			return false
+		}
+		for _, flag := range strings.Split(flagNames[field], "/") {
+			if name := strings.TrimPrefix(flag, "--"); name != "" && fs.Changed(name) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/thinkcap/thinkcap/scenario"
+	"github.com/thinkcap/thinkcap/sim"
 )
 
 // TestFlagNamesCoverFields: every field a package names in an
@@ -76,4 +79,68 @@ func isListVar(x *ast.Ident) bool {
 	}
 	sel, ok := spec.Type.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == "List"
+}
+
+// TestFlagNamesCoverGiven: every field a package asks its options' Given
+// about (given, Given or explicit with a constant, or from a table, which
+// asking every field finds) has its flag in flagNames, so given can tell
+// whether the user set it.
+func TestFlagNamesCoverGiven(t *testing.T) {
+	asked := map[string]string{}
+	record := func(where string) func(string) bool {
+		return func(field string) bool { asked[field] = where; return true }
+	}
+	dep := sim.DeploymentOptions{Given: record("sim.DeploymentOptions")}
+	_ = dep.CheckValues()
+	route := scenario.RouteOptions{Given: record("scenario.RouteOptions")}
+	_ = route.Validate()
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || d.Name() == "cmd") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			var name string
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				name = fun.Name
+			case *ast.SelectorExpr:
+				name = fun.Sel.Name
+			}
+			if name != "given" && name != "Given" && name != "explicit" {
+				return true
+			}
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				field, _ := strconv.Unquote(lit.Value)
+				asked[field] = path
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) == 0 {
+		t.Fatal("found no field asked about: the scan is broken")
+	}
+	for field, where := range asked {
+		if _, ok := flagNames[field]; !ok {
+			t.Errorf("%s: asks whether %q was given, which has no flag in flagNames", where, field)
+		}
+	}
 }

@@ -83,14 +83,6 @@ func (p *predictFlags) validate() error {
 	return inputerr.New(errors.Join(errs...))
 }
 
-// explicit maps verify's flag names onto loadtest's.
-func (p *predictFlags) explicit(name string) bool {
-	if name == "model" {
-		name = "model-profile"
-	}
-	return p.flags.Changed(name)
-}
-
 // options is the prediction's part of the load test's options, nil
 // without --predict; profilesPath is loadtest's --profiles.
 func (p *predictFlags) options(profilesPath string) *loadtest.Predict {
@@ -98,7 +90,7 @@ func (p *predictFlags) options(profilesPath string) *loadtest.Predict {
 		return nil
 	}
 	p.dep.profilesPath = profilesPath
-	return &loadtest.Predict{Config: p.config, Explicit: p.explicit, Tolerances: p.tol, MinRequests: p.minReqs}
+	return &loadtest.Predict{Config: p.config, Explicit: given(p.flags), Tolerances: p.tol, MinRequests: p.minReqs}
 }
 
 // config is the deployment to predict for the served model: the flags,

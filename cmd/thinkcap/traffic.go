@@ -82,7 +82,7 @@ func (f *trafficFlags) parse() (workload.TrafficOptions, error) {
 	o := workload.TrafficOptions{
 		Workload: f.workload, Log: f.log.options(), Traffic: f.traffic,
 		Requests: f.requests, RatePerS: f.rate(), Speedup: f.speedup,
-		Concurrency: f.concurrency(), Given: changed(f.set),
+		Concurrency: f.concurrency(), Given: given(f.set),
 	}
 	specs := workload.TrafficSpecs{Arrival: f.arrival, Prompt: f.prompt, Think: f.think, Answer: f.answer, Turns: f.turns, ThinkTime: f.thinkTime}
 	return o, specs.ParseInto(&o)

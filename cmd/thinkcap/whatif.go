@@ -51,7 +51,7 @@ func (f *whatIfFlags) options() workload.WhatIfOptions {
 func (f *whatIfFlags) parse() (workload.WhatIfOptions, error) {
 	o := workload.WhatIfOptions{
 		ThinkBudget: f.thinkBudget, BudgetPolicy: f.policy, Escalate: f.escalate,
-		Given: changed(f.set),
+		Given: given(f.set),
 	}
 	var problems inputerr.List
 	if f.effort != "" {
@@ -69,7 +69,7 @@ func (f *whatIfFlags) parse() (workload.WhatIfOptions, error) {
 func (f *whatIfFlags) routeOptions() scenario.RouteOptions {
 	return scenario.RouteOptions{
 		Route: f.route, Model: f.routeModel, GPU: f.routeGPU,
-		TensorParallelSize: f.routeTP, Replicas: f.routeReplicas, Given: changed(f.set),
+		TensorParallelSize: f.routeTP, Replicas: f.routeReplicas, Given: given(f.set),
 	}
 }
 
