@@ -221,19 +221,7 @@ func TestThinkingControls(t *testing.T) {
 		{`"reasoning_effort":"none"`, 0, 10, "stop"},
 		{`"min_tokens":50`, 30, 20, "stop"},
 	} {
-		resp := post(t, url+vllmapi.PathChatCompletions, `{"messages":[{"role":"user","content":"x"}],`+tc.body+`}`)
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var c vllmapi.ChatCompletion
-		if err := json.Unmarshal(b, &c); err != nil || len(c.Choices) != 1 {
-			t.Fatalf("%s: %s %v", tc.body, b, err)
-		}
-		m := c.Choices[0].Message
-		think := 0
-		if m.Reasoning != nil {
-			think = len(strings.Fields(*m.Reasoning))
-		}
-		answer := len(strings.Fields(*m.Content))
+		c, think, answer := postChat(t, url, `{"messages":[{"role":"user","content":"x"}],`+tc.body+`}`)
 		if think != tc.think || answer != tc.answer || *c.Choices[0].FinishReason != tc.finish {
 			t.Errorf("%s: think %d answer %d finish %s, want %d %d %s", tc.body, think, answer, *c.Choices[0].FinishReason, tc.think, tc.answer, tc.finish)
 		}

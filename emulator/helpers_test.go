@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkcap/thinkcap/loadgen/vllmapi"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -73,6 +74,24 @@ func post(t testing.TB, url, body string) *http.Response {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// postChat posts a non-streaming chat request to the server at url and
+// returns its completion, which must have one choice, with the words of
+// the choice's thinking and answer counted.
+func postChat(t testing.TB, url, body string) (c vllmapi.ChatCompletion, think, answer int) {
+	t.Helper()
+	resp := post(t, url+vllmapi.PathChatCompletions, body)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := json.Unmarshal(b, &c); err != nil || len(c.Choices) != 1 {
+		t.Fatalf("%s: %s %v", body, b, err)
+	}
+	m := c.Choices[0].Message
+	if m.Reasoning != nil {
+		think = len(strings.Fields(*m.Reasoning))
+	}
+	return c, think, len(strings.Fields(*m.Content))
 }
 
 // readEvents reads an SSE body into its data payloads.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 
@@ -212,19 +211,7 @@ func TestForcedSplit(t *testing.T) {
 		{`,"reasoning_effort":"high"`, -1, -1},
 	} {
 		for i := range 20 {
-			resp := post(t, url+vllmapi.PathChatCompletions, fmt.Sprintf(`{"messages":[{"role":"user","content":"q %d"}],%s%s}`, i, forced, tc.body))
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			var c vllmapi.ChatCompletion
-			if err := json.Unmarshal(b, &c); err != nil || len(c.Choices) != 1 {
-				t.Fatalf("%s: %s %v", tc.body, b, err)
-			}
-			m := c.Choices[0].Message
-			think := 0
-			if m.Reasoning != nil {
-				think = len(strings.Fields(*m.Reasoning))
-			}
-			answer := len(strings.Fields(*m.Content))
+			c, think, answer := postChat(t, url, fmt.Sprintf(`{"messages":[{"role":"user","content":"q %d"}],%s%s}`, i, forced, tc.body))
 			ok := think+answer == 90 && c.Usage.CompletionTokens == 90
 			if tc.think >= 0 {
 				ok = ok && think == tc.think && answer == tc.answer

@@ -33,6 +33,21 @@ const e2eScale = 5
 // a 2-CPU machine under -race (about 3 ms without it).
 const e2eSlackS = 0.015
 
+// serveEmulator runs emu and serves it on loopback until the test ends or
+// timeout passes; ctx is the emulator's run.
+func serveEmulator(t *testing.T, emu *emulator.Server, timeout time.Duration) (ctx context.Context, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	go func() { _ = emu.Run(ctx) }()
+	srv := httptest.NewServer(emu.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		emu.Close()
+		cancel()
+	})
+	return ctx, srv.URL
+}
+
 // TestServeLoadtestAgreement drives the emulator with the load generator on
 // a real loopback port and compares what the client measured with the
 // engine's own per-request records: TTFT and TPOT within 5% + e2eSlackS of the
@@ -55,12 +70,7 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	go func() { _ = emu.Run(ctx) }()
-	defer emu.Close()
-	srv := httptest.NewServer(emu.Handler())
-	defer srv.Close()
+	ctx, srvURL := serveEmulator(t, emu, 60*time.Second)
 
 	reqs, err := workload.Synthetic{Requests: 24, RatePerS: 400, Seed: 5, Classes: []workload.Class{{
 		Share: 1, Prompt: simtest.Dist(t, "200"), Think: simtest.Dist(t, "60"), Answer: simtest.Dist(t, "20"),
@@ -68,7 +78,7 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	measured := measureForced(ctx, t, srv.URL, emu.ModelName(), reqs)
+	measured := measureForced(ctx, t, srvURL, emu.ModelName(), reqs)
 	mu.Lock()
 	defer mu.Unlock()
 	preempted, worst := 0, 0.0
@@ -109,7 +119,7 @@ func TestServeLoadtestAgreement(t *testing.T) {
 	if 2*len(late) > len(reqs) {
 		t.Errorf("%d of %d requests measured late beyond the tolerance: %q", len(late), len(reqs), outliers)
 	}
-	snap, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: srv.URL}).Scrape(ctx)
+	snap, err := loadgen.NewScraper(loadgen.ScraperConfig{URL: srvURL}).Scrape(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,17 +445,12 @@ func TestServeLoadgenSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	go func() { _ = emu.Run(ctx) }()
-	defer emu.Close()
-	srv := httptest.NewServer(emu.Handler())
-	defer srv.Close()
+	ctx, srvURL := serveEmulator(t, emu, 60*time.Second)
 	reqs, err := workload.Synthetic{Requests: 200, RatePerS: 2000, Seed: 8, Classes: classes}.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	measured := measureForced(ctx, t, srv.URL, emu.ModelName(), reqs)
+	measured := measureForced(ctx, t, srvURL, emu.ModelName(), reqs)
 	plain, thinking, exact := 0, 0, 0
 	for _, r := range reqs {
 		m := measured[r.ID]

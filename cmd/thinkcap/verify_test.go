@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,15 +64,8 @@ func startEmulatedServer(t *testing.T, stepModel string, blocks int, scale float
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	go func() { _ = emu.Run(ctx) }()
-	srv := httptest.NewServer(emu.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		emu.Close()
-		cancel()
-	})
-	return srv.URL
+	_, srvURL := serveEmulator(t, emu, 2*time.Minute)
+	return srvURL
 }
 
 // TestCalibrateAndVerifyAgainstServe is docs/verify.md's workflow end to end:
