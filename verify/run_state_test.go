@@ -130,7 +130,7 @@ func TestLoadRunKilledEarly(t *testing.T) {
 		!notesContain(r.State.Notes, "no result records") {
 		t.Errorf("results %d timeline %d notes %q", len(r.Results), len(r.Timeline), r.State.Notes)
 	}
-	out, err := Verify(cfg, r, explicitFlags(), map[string]float64{"ttft_p50": 0.25}, DefaultMinRequests)
+	out, err := Verify(cfg, r, explicitFields(), map[string]float64{"ttft_p50": 0.25}, DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
 	}

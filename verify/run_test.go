@@ -16,9 +16,9 @@ import (
 	"github.com/thinkcap/thinkcap/workload"
 )
 
-// explicitFlags is an Explicit that reports the given flags as set.
-func explicitFlags(flags ...string) Explicit {
-	return func(flag string) bool { return slices.Contains(flags, flag) }
+// explicitFields is an Explicit that reports the fields named as set.
+func explicitFields(fields ...string) Explicit {
+	return func(field string) bool { return slices.Contains(fields, field) }
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b)) }
@@ -303,7 +303,7 @@ func notesContain(notes []string, subs ...string) bool {
 func TestConfigureFromCacheConfig(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	cfg.DisablePrefixCaching = true
-	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags())
+	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestConfigureFromCacheConfig(t *testing.T) {
 	off := serverCache()
 	off.EnablePrefixCaching, off.Labels = false, map[string]string{"enable_prefix_caching": "False"}
 	cfg = runtest.Qwen3OnH100(t)
-	if _, err := Configure(&cfg, configureRun(off), explicitFlags()); err != nil {
+	if _, err := Configure(&cfg, configureRun(off), explicitFields()); err != nil {
 		t.Fatal(err)
 	}
 	if !cfg.DisablePrefixCaching {
@@ -334,7 +334,7 @@ func TestConfigureFromCacheConfig(t *testing.T) {
 func TestConfigureExplicitWins(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	cfg.MaxModelLen = 16384
-	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("Engine.NumGPUBlocksOverride", "Engine.MaxModelLen"))
+	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFields("Engine.NumGPUBlocksOverride", "Engine.MaxModelLen"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestConfigureExplicitWins(t *testing.T) {
 func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "fp8"
-	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFlags("Engine.KVCacheDtype"))
+	setup, err := Configure(&cfg, configureRun(serverCache()), explicitFields("Engine.KVCacheDtype"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	bf16 := serverCache()
 	bf16.CacheDtype = "bfloat16"
 	cfg = runtest.Qwen3OnH100(t)
-	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags()); err != nil {
+	if _, err := Configure(&cfg, configureRun(bf16), explicitFields()); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.KVCacheDtype != "auto" || cfg.NumGPUBlocksOverride != 5000 {
@@ -375,7 +375,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	}
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
-	if _, err := Configure(&cfg, configureRun(bf16), explicitFlags("Engine.KVCacheDtype")); err != nil {
+	if _, err := Configure(&cfg, configureRun(bf16), explicitFields("Engine.KVCacheDtype")); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.NumGPUBlocksOverride != 5000 {
@@ -387,7 +387,7 @@ func TestConfigureKVDtypeScalesBlocks(t *testing.T) {
 	fp8.CacheDtype = "fp8"
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.KVCacheDtype = "auto"
-	if _, err := Configure(&cfg, configureRun(fp8), explicitFlags("Engine.KVCacheDtype")); err != nil {
+	if _, err := Configure(&cfg, configureRun(fp8), explicitFields("Engine.KVCacheDtype")); err != nil {
 		t.Fatal(err)
 	}
 	if b := cfg.NumGPUBlocksOverride; b < 2499 || b > 2501 {
@@ -399,7 +399,7 @@ func TestConfigureEngines(t *testing.T) {
 	two := serverCache()
 	two.Engines = 2
 	cfg := runtest.Qwen3OnH100(t)
-	setup, err := Configure(&cfg, configureRun(two), explicitFlags())
+	setup, err := Configure(&cfg, configureRun(two), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestConfigureEngines(t *testing.T) {
 	}
 	cfg = runtest.Qwen3OnH100(t)
 	cfg.Replicas = 3
-	if _, err := Configure(&cfg, configureRun(two), explicitFlags("Engine.Replicas")); err != nil {
+	if _, err := Configure(&cfg, configureRun(two), explicitFields("Engine.Replicas")); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Replicas != 3 {
@@ -449,7 +449,7 @@ func meanLength(rates []float64) float64 {
 func TestConfigureSpecReplaysPerPosition(t *testing.T) {
 	cfg := eagleConfig(t)
 	assumed := meanLength(sim.DefaultAcceptance(sim.SpecEagle3, 3))
-	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags())
+	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +472,7 @@ func TestConfigureSpecExplicitAcceptance(t *testing.T) {
 	cfg := eagleConfig(t)
 	user := []float64{0.5, 0.25, 0.1}
 	cfg.Speculative.AcceptanceRates = slices.Clone(user)
-	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags("Acceptance"))
+	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFields("Acceptance"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +486,7 @@ func TestConfigureSpecExplicitAcceptance(t *testing.T) {
 
 func TestConfigureSpecWithoutConfig(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
-	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFlags())
+	setup, err := Configure(&cfg, specRun(2.2, 0.7, 0.35, 0.15), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +507,7 @@ func TestConfigureSpecWithoutConfig(t *testing.T) {
 
 	// Without per-position counters there is no draft count to model.
 	cfg = runtest.Qwen3OnH100(t)
-	setup, err = Configure(&cfg, specRun(2.2), explicitFlags())
+	setup, err = Configure(&cfg, specRun(2.2), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +524,7 @@ func TestConfigureSpecFallsBackToMeanLength(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := eagleConfig(t)
-			setup, err := Configure(&cfg, specRun(2.2, perPos...), explicitFlags())
+			setup, err := Configure(&cfg, specRun(2.2, perPos...), explicitFields())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,7 +541,7 @@ func TestConfigureSpecFallsBackToMeanLength(t *testing.T) {
 	// A mean length 3 drafts cannot reach is not replayed.
 	cfg := eagleConfig(t)
 	before := slices.Clone(cfg.Speculative.AcceptanceRates)
-	setup, err := Configure(&cfg, specRun(4.5, 0.9, 0.8), explicitFlags())
+	setup, err := Configure(&cfg, specRun(4.5, 0.9, 0.8), explicitFields())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,7 +572,7 @@ func simulatedRunWithSummary(t *testing.T, cfg sim.Config, reqs []workload.Reque
 func TestVerifySimulatorAgainstItself(t *testing.T) {
 	cfg := runtest.Qwen3OnH100(t)
 	r := simulatedRunWithSummary(t, cfg, runtest.Traffic(t, 200, 6, 1))
-	out, err := Verify(cfg, r, explicitFlags(), analysis.DefaultTolerances(), DefaultMinRequests)
+	out, err := Verify(cfg, r, explicitFields(), analysis.DefaultTolerances(), DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,7 +620,7 @@ func TestVerifySimulatorAgainstItself(t *testing.T) {
 
 	half := cfg
 	half.NumGPUBlocksOverride /= 2
-	out, err = Verify(half, r, explicitFlags(), analysis.DefaultTolerances(), DefaultMinRequests)
+	out, err = Verify(half, r, explicitFields(), analysis.DefaultTolerances(), DefaultMinRequests)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,9 @@ import (
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
-func givenFlags(flags ...string) func(string) bool {
-	return func(f string) bool { return slices.Contains(flags, f) }
+// givenFields is a Given that reports the fields named as set.
+func givenFields(fields ...string) func(string) bool {
+	return func(f string) bool { return slices.Contains(fields, f) }
 }
 
 func mustArrival(t *testing.T, spec string) ArrivalProcess {
@@ -64,11 +65,11 @@ func TestTrafficOptionsValidate(t *testing.T) {
 	}{
 		{"defaults", TrafficOptions{}, nil},
 		// Left out, 0 is "not given"; given, 0 is refused.
-		{"zeros not given", TrafficOptions{Given: givenFlags("Arrival")}, nil},
-		{"zeros given", TrafficOptions{RatePerS: math.NaN(), Given: givenFlags("Requests", "Concurrency", "RatePerS", "Speedup")}, []string{
+		{"zeros not given", TrafficOptions{Given: givenFields("Arrival")}, nil},
+		{"zeros given", TrafficOptions{RatePerS: math.NaN(), Given: givenFields("Requests", "Concurrency", "RatePerS", "Speedup")}, []string{
 			"Requests must be at least 1, got 0", "Concurrency must be at least 1, got 0",
 			"RatePerS must be a positive number of requests per second, got NaN", "Speedup must be a positive factor, got 0"}},
-		{"infinite rate", TrafficOptions{RatePerS: math.Inf(1), Given: givenFlags("RatePerS")}, nil},
+		{"infinite rate", TrafficOptions{RatePerS: math.Inf(1), Given: givenFields("RatePerS")}, nil},
 		{"day-shaped is checked at load", TrafficOptions{DayShaped: true}, nil},
 		{"log", TrafficOptions{Log: LogOptions{Format: "parquet"}}, []string{`--workload-format "parquet": unknown`}},
 		{"mapping", TrafficOptions{Log: LogOptions{Mapping: "zz"}}, []string{"--map: "}},
@@ -160,9 +161,9 @@ func TestWhatIfOptionsValidate(t *testing.T) {
 		want []string
 	}{
 		{"none", WhatIfOptions{BudgetPolicy: PolicyForcedClosure}, nil},
-		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFlags("ThinkBudget")}, []string{"ThinkBudget must be at least 1 token, got 0"}},
-		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFlags("BudgetPolicy")}, []string{"BudgetPolicy only matters with ThinkBudget"}},
-		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Escalate: 2, Given: givenFlags("ThinkBudget", "BudgetPolicy")},
+		{"budget 0 given", WhatIfOptions{BudgetPolicy: PolicyForcedClosure, Given: givenFields("ThinkBudget")}, []string{"ThinkBudget must be at least 1 token, got 0"}},
+		{"policy alone", WhatIfOptions{BudgetPolicy: "truncate", Given: givenFields("BudgetPolicy")}, []string{"BudgetPolicy only matters with ThinkBudget"}},
+		{"every problem", WhatIfOptions{ThinkBudget: 10, BudgetPolicy: "maybe", Escalate: 2, Given: givenFields("ThinkBudget", "BudgetPolicy")},
 			[]string{"Escalate must be a fraction in [0, 1], got 2", "BudgetPolicy"}},
 	} {
 		checkProblems(t, tc.name, tc.o.Validate(), tc.want)

@@ -18,22 +18,7 @@ import (
 // inputerr.Error (Field, Fieldf, Name or a List's Field and Fieldf with a
 // constant) has its flag in flagNames, so no user reads a Go field name.
 func TestFlagNamesCoverFields(t *testing.T) {
-	root := filepath.Join("..", "..")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-			strings.Contains(path, filepath.Join("internal", "inputerr")) {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			return err
-		}
+	forEachSource(t, func(path string) bool { return strings.Contains(path, filepath.Join("internal", "inputerr")) }, func(path string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) == 0 {
@@ -61,6 +46,29 @@ func TestFlagNamesCoverFields(t *testing.T) {
 			}
 			return true
 		})
+	})
+}
+
+// forEachSource parses every Go source of the repository that is not a
+// test, testdata or a file skip names, and hands it to fn.
+func forEachSource(t *testing.T, skip func(path string) bool, fn func(path string, f *ast.File)) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || skip(path) {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		fn(path, f)
 		return nil
 	})
 	if err != nil {
@@ -94,21 +102,9 @@ func TestFlagNamesCoverGiven(t *testing.T) {
 	_ = dep.CheckValues()
 	route := scenario.RouteOptions{Given: record("scenario.RouteOptions")}
 	_ = route.Validate()
-	root := filepath.Join("..", "..")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || d.Name() == "cmd") && path != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			return err
-		}
+	// cmd answers Given; the packages ask it.
+	inCmd := func(path string) bool { return strings.HasPrefix(path, filepath.Join("..", "..", "cmd")) }
+	forEachSource(t, inCmd, func(path string, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) != 1 {
@@ -130,11 +126,7 @@ func TestFlagNamesCoverGiven(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(asked) == 0 {
 		t.Fatal("found no field asked about: the scan is broken")
 	}
