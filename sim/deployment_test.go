@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +49,24 @@ func TestDeploymentOptionsConfigErrors(t *testing.T) {
 	cfg, err := o.Config(cat)
 	if err != nil || cfg.DraftModel == nil || cfg.DraftModel.Name != "qwen3-0.6b" || len(cfg.Speculative.AcceptanceRates) != 2 {
 		t.Errorf("draft model config %+v, %v", cfg.DraftModel, err)
+	}
+}
+
+// TestDeploymentOptionsAsyncContradiction: --async-scheduling and
+// --no-async-scheduling, each asked by its field, are refused together.
+func TestDeploymentOptionsAsyncContradiction(t *testing.T) {
+	for _, tc := range []struct {
+		given []string
+		want  string
+	}{
+		{[]string{"Engine.AsyncScheduling"}, ""},
+		{[]string{"Engine.NoAsyncScheduling"}, ""},
+		{[]string{"Engine.AsyncScheduling", "Engine.NoAsyncScheduling"}, "--async-scheduling and --no-async-scheduling contradict each other: give one"},
+	} {
+		o := DeploymentOptions{Given: func(field string) bool { return slices.Contains(tc.given, field) }}
+		err := o.CheckValues()
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%v given: %v, want %q", tc.given, err, tc.want)
+		}
 	}
 }
