@@ -4,12 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/calibrate"
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"github.com/thinkcap/thinkcap/internal/runtest"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
@@ -135,7 +135,7 @@ func TestCalibrateRoundsCoefficients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if long := overPrecise(string(data)); long != "" {
+	if long := approx.OverPrecise(string(data)); long != "" {
 		t.Errorf("the file has a %d-digit number %s:\n%s", len(long), long, data)
 	}
 	path := filepath.Join(t.TempDir(), "cal.yaml")
@@ -155,16 +155,4 @@ func TestCalibrateRoundsCoefficients(t *testing.T) {
 	if full, err := calibrate.HeldOutOf(&obs, c.Before, c.After, nil); err != nil || h.After != full.After {
 		t.Errorf("held out with the file %+v, with the calibration %+v (%v)", h.After, full.After, err)
 	}
-}
-
-// overPrecise is the first number in text with more than the 4
-// significant digits a fit determines ("0.005116" has 4), or "".
-func overPrecise(text string) string {
-	for _, n := range regexp.MustCompile(`\d+(\.\d+)?`).FindAllString(text, -1) {
-		digits := strings.Trim(strings.ReplaceAll(n, ".", ""), "0")
-		if len(digits) > 4 {
-			return n
-		}
-	}
-	return ""
 }

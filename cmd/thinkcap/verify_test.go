@@ -18,6 +18,7 @@ import (
 	"github.com/thinkcap/thinkcap/analysis"
 	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/emulator"
+	"github.com/thinkcap/thinkcap/internal/approx"
 	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/loadgen"
 	"github.com/thinkcap/thinkcap/profiles"
@@ -121,7 +122,7 @@ func TestCalibrateAndVerifyAgainstServe(t *testing.T) {
 	if got, err := profiles.LoadStepCoefficients(calFile); err != nil || got != c.After {
 		t.Errorf("calibration file reads back as %+v (%v), want %+v", got, err, c.After)
 	}
-	if data, err := os.ReadFile(calFile); err != nil || overPrecise(string(data)) != "" {
+	if data, err := os.ReadFile(calFile); err != nil || approx.OverPrecise(string(data)) != "" {
 		t.Errorf("calibration file with digits the fit did not determine (%v):\n%s", err, data)
 	}
 	t.Logf("calibrated %+v; held out %+v", c.After, c.HeldOut)
@@ -523,22 +524,10 @@ func TestCalibrateRefusesNoImprovement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if long := overPrecise(string(data)); long != "" {
+	if long := approx.OverPrecise(string(data)); long != "" {
 		t.Errorf("the file has the number %s:\n%s", long, data)
 	}
 	if _, err := profiles.LoadStepCoefficients(cal); err != nil {
 		t.Errorf("does not read back: %v", err)
 	}
-}
-
-// overPrecise is the first number in text with more than the 4
-// significant digits a fit determines ("0.005116" has 4), or "".
-func overPrecise(text string) string {
-	for _, n := range regexp.MustCompile(`\d+(\.\d+)?`).FindAllString(text, -1) {
-		digits := strings.Trim(strings.ReplaceAll(n, ".", ""), "0")
-		if len(digits) > 4 {
-			return n
-		}
-	}
-	return ""
 }
