@@ -21,24 +21,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("\x1f\x8b"), "x.gz")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		reqs, st, err := ReadWithStats(strings.NewReader(string(data)), name, "")
-		if err != nil {
-			if reqs != nil {
-				t.Fatal("requests with an error")
-			}
-			return
-		}
-		if len(reqs) == 0 || st.Records != len(reqs) {
-			t.Fatalf("%d requests, stats %+v", len(reqs), st)
-		}
-		for i, r := range reqs {
-			if r.PromptTokens < 1 || r.ThinkTokens < 0 || r.AnswerTokens < 0 || r.PrefixTokens > r.PromptTokens ||
-				math.IsNaN(r.ArrivalS) || r.ArrivalS < 0 || r.ArrivalS > MaxArrivalS {
-				t.Fatalf("invalid request accepted: %+v", r)
-			}
-			if i > 0 && r.ArrivalS < reqs[i-1].ArrivalS {
-				t.Fatal("not sorted")
-			}
-		}
+		checkRead(t, reqs, st, err)
 	})
 }
 
