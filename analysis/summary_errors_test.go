@@ -6,22 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkcap/thinkcap/analysis/analysistest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
 func TestErrorsBreakdown(t *testing.T) {
-	var rs []workload.Result
-	add := func(n int, status string, code int, msg string) {
-		for range n {
-			rs = append(rs, workload.Result{Status: status, HTTPStatus: code, Error: msg})
-		}
-	}
-	add(3, workload.StatusOK, 200, "")
-	add(40, workload.StatusHTTPError, 404, "The model `qwen3-8b` does not exist.")
-	add(2, workload.StatusRejected, 429, "too many requests")
-	add(5, workload.StatusConnectError, 0, "dial tcp 127.0.0.1:8000: connect: connection refused")
+	rs := append(analysistest.Failures(),
+		analysistest.Repeat(5, workload.StatusConnectError, 0, "dial tcp 127.0.0.1:8000: connect: connection refused")...)
 	for i := range 6 {
-		add(1, workload.StatusStreamError, 200, string(rune('a'+i))+strings.Repeat("x", 300))
+		rs = append(rs, analysistest.Repeat(1, workload.StatusStreamError, 200, string(rune('a'+i))+strings.Repeat("x", 300))...)
 	}
 	if Errors(rs[:3]) != nil {
 		t.Fatal("a run without failures has an errors breakdown")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/analysis"
+	"github.com/thinkcap/thinkcap/analysis/analysistest"
 	"github.com/thinkcap/thinkcap/workload"
 )
 
@@ -42,15 +43,7 @@ func TestWriteTableDistributions(t *testing.T) {
 // TestWriteTableErrors: the failures table names statuses, HTTP codes and
 // the most common messages, and the scrape line says how /metrics went.
 func TestWriteTableErrors(t *testing.T) {
-	var rs []workload.Result
-	add := func(n int, status string, code int, msg string) {
-		for range n {
-			rs = append(rs, workload.Result{Status: status, HTTPStatus: code, Error: msg})
-		}
-	}
-	add(3, workload.StatusOK, 200, "")
-	add(40, workload.StatusHTTPError, 404, "The model `qwen3-8b` does not exist.")
-	add(2, workload.StatusRejected, 429, "too many requests")
+	rs := analysistest.Failures()
 	s := analysis.Summary{Requests: analysis.RequestCounts{Total: len(rs), Completed: 3, Failed: len(rs) - 3}, Errors: analysis.Errors(rs),
 		Scrape: &analysis.ScrapeCounts{Scrapes: 10, Failures: 2, LastError: "scrape: http 500"}}
 	var out bytes.Buffer

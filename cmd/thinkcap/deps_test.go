@@ -36,6 +36,8 @@ var allowedImports = map[string][]string{
 	"calibrate": {"sim", "workload", "profiles", "analysis", "report", "internal/inputerr"},
 	"verify":    {"calibrate", "sim", "scenario", "workload", "profiles", "analysis", "report", "loadgen", "internal/inputerr", "internal/outfile"},
 	"loadtest":  {"loadgen", "analysis", "report", "verify", "sim", "workload", "profiles", "internal/progress", "internal/inputerr", "internal/outfile"},
+	// analysistest holds results the tests of analysis and report share.
+	"analysis/analysistest": {"workload"},
 	// logstatstest holds records the tests of logstats and report share.
 	"logstats/logstatstest": {"workload", "internal/simtest"},
 	// buildinfo is a leaf: the version string of the running binary.
