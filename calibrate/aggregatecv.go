@@ -55,22 +55,35 @@ const linearCV = 0.05
 // little, else a new simulation. It returns each observation's
 // cross-validated pairs, by observation index.
 func (f *AggregateFit) CrossValidate(groups []*Group, fallback *Group) ([]map[string]Pair, error) {
+	return f.CrossValidateBy(groups, fallback, func(i int) string { return f.obs[i].Deployment })
+}
+
+// CrossValidateBy is CrossValidate with the points held out together
+// named by heldOut (an observation index's key: its deployment, its
+// model's family, its source): every point of a key is predicted by
+// coefficients fitted without any point of that key, in its group or,
+// where the key is all of its group, in the fallback's rows less the
+// key's. Points whose key leaves nothing to fit keep no pairs.
+func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut func(obs int) string) ([]map[string]Pair, error) {
 	cv := make([]map[string]Pair, len(f.obs))
 	for _, g := range groups {
-		deps := map[string]bool{}
+		keys := map[string]bool{}
 		for _, i := range g.Obs {
-			deps[f.obs[i].Deployment] = true
+			keys[heldOut(i)] = true
 		}
-		for _, d := range slices.Sorted(maps.Keys(deps)) {
+		for _, d := range slices.Sorted(maps.Keys(keys)) {
 			src := g
-			if len(deps) == 1 {
+			if len(keys) == 1 {
 				src = fallback
 			}
 			var train []aggregateRow
 			for _, r := range src.rows {
-				if f.obs[r.obs].Deployment != d {
+				if heldOut(r.obs) != d {
 					train = append(train, r)
 				}
+			}
+			if len(train) == 0 {
+				continue
 			}
 			x, err := solveAggregates(train, src.x, g.prior, g.free)
 			if err != nil {
@@ -78,14 +91,14 @@ func (f *AggregateFit) CrossValidate(groups []*Group, fallback *Group) ([]map[st
 			}
 			var idx []int
 			for _, i := range g.Obs {
-				if f.obs[i].Deployment == d {
+				if heldOut(i) == d {
 					idx = append(idx, i)
 					cv[i] = map[string]Pair{}
 				}
 			}
 			if src == g && maxMove(g.x, x) < linearCV {
 				for _, r := range g.rows {
-					if f.obs[r.obs].Deployment == d {
+					if heldOut(r.obs) == d {
 						cv[r.obs][r.metric] = r.at(x)
 					}
 				}

@@ -116,6 +116,21 @@ func (c *corpus) score(fit *calibrate.AggregateFit, groups []*calibrate.Group, f
 	for i, pairs := range cv {
 		c.points[points[i]].CV = pairs
 	}
+	for _, by := range []struct {
+		key func(*Point) string
+		set func(*Point, map[string]Pair)
+	}{
+		{func(p *Point) string { return modelFamily(&p.cfg.Model) }, func(p *Point, m map[string]Pair) { p.CVFamily = m }},
+		{func(p *Point) string { return p.Record.Source }, func(p *Point, m map[string]Pair) { p.CVSource = m }},
+	} {
+		cv, err := fit.CrossValidateBy(groups, fallback, func(i int) string { return by.key(c.points[points[i]]) })
+		if err != nil {
+			return err
+		}
+		for i, pairs := range cv {
+			by.set(c.points[points[i]], pairs)
+		}
+	}
 	return nil
 }
 

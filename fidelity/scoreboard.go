@@ -20,9 +20,20 @@ type Scoreboard struct {
 	// MAPE is the mean absolute relative error per metric with the
 	// coefficients the simulator uses; CVMAPE the same with each
 	// deployment predicted by coefficients fitted without it.
-	MAPE    map[string]float64 `json:"mape"`
-	CVMAPE  map[string]float64 `json:"cv_mape"`
-	Regimes []Regime           `json:"regimes"`
+	MAPE   map[string]float64 `json:"mape"`
+	CVMAPE map[string]float64 `json:"cv_mape"`
+	// CVFamilyMAPE and CVSourceMAPE are CVMAPE with every point of the
+	// model's family (modelFamily), or of the record's source, predicted
+	// by coefficients fitted without any of them.
+	CVFamilyMAPE map[string]float64 `json:"cv_family_mape"`
+	CVSourceMAPE map[string]float64 `json:"cv_source_mape"`
+	// Bias is the median signed relative error (predicted/measured - 1)
+	// per metric, in-sample; OptimisticShare the share of saturated
+	// throughput points predicted more than OptimisticMargin above the
+	// measurement.
+	Bias            map[string]float64 `json:"bias"`
+	OptimisticShare float64            `json:"optimistic_share"`
+	Regimes         []Regime           `json:"regimes"`
 	// Deployments are the per-deployment rows (model, GPU, TP,
 	// quantization, KV dtype).
 	Deployments []Regime           `json:"deployments"`
@@ -151,6 +162,9 @@ func score(points []*Point) *Scoreboard {
 	}
 	sb.Points, sb.Sources = len(replayed), len(sources)
 	sb.MAPE, sb.CVMAPE, _ = errorsOf(replayed)
+	sb.CVFamilyMAPE = meanAbsErr(replayed, func(p *Point) map[string]Pair { return p.CVFamily })
+	sb.CVSourceMAPE = meanAbsErr(replayed, func(p *Point) map[string]Pair { return p.CVSource })
+	sb.Bias, sb.OptimisticShare = biasOf(replayed)
 	for _, kind := range regimeKinds {
 		sb.Regimes = append(sb.Regimes, slicesOf(replayed, kind, func(p *Point) string { return p.regimeOf(kind) })...)
 	}
@@ -232,4 +246,55 @@ func rowOf(p *Point) Row {
 		}
 	}
 	return row
+}
+
+// meanAbsErr is the mean absolute relative error per metric of the pairs
+// pairs picks from each point.
+func meanAbsErr(points []*Point, pairs func(*Point) map[string]Pair) map[string]float64 {
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, p := range points {
+		for m, pr := range pairs(p) {
+			sum[m] += math.Abs(pr.Err())
+			n[m]++
+		}
+	}
+	for m := range sum {
+		sum[m] /= float64(n[m])
+	}
+	return sum
+}
+
+// OptimisticMargin is how far above the measurement a saturated
+// throughput's prediction must be to count as optimistic.
+const OptimisticMargin = 0.15
+
+// biasOf is the median signed relative error per metric of the points'
+// in-sample pairs, and the share of their throughput pairs (saturated
+// loads only) predicted more than OptimisticMargin above the measurement.
+func biasOf(points []*Point) (bias map[string]float64, optimistic float64) {
+	errs := map[string][]float64{}
+	for _, p := range points {
+		for m, pr := range p.Pairs {
+			errs[m] = append(errs[m], pr.Err())
+		}
+	}
+	bias = map[string]float64{}
+	for m, e := range errs {
+		slices.Sort(e)
+		k := len(e) / 2
+		bias[m] = e[k]
+		if len(e)%2 == 0 {
+			bias[m] = (e[k-1] + e[k]) / 2
+		}
+	}
+	thr := errs[MetricThroughput]
+	for _, e := range thr {
+		if e > OptimisticMargin {
+			optimistic++
+		}
+	}
+	if len(thr) > 0 {
+		optimistic /= float64(len(thr))
+	}
+	return bias, optimistic
 }

@@ -19,7 +19,8 @@ var metricLabels = map[string]string{MetricTPOT: "TPOT/ITL", MetricTTFT: "TTFT",
 func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	fmt.Fprintf(w, "thinkcap fidelity: %d of %d corpus records replayed, from %d sources; errors are mean absolute relative errors,\n",
 		sb.Points, sb.Records, sb.Sources)
-	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it\n\n")
+	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it (cv family: without its model family;\n")
+	fmt.Fprintf(w, "cv source: without its source); bias: median of predicted/measured - 1\n\n")
 	t := report.NewLabeledTable(w, 1, overallHeader...)
 	for _, row := range overallRows(sb) {
 		if err := t.Append(row); err != nil {
@@ -29,6 +30,7 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, optimisticLine(sb))
 	fmt.Fprintln(w)
 	if err := writeRegimes(w, "regime", sb.Regimes); err != nil {
 		return err
@@ -69,7 +71,9 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 }
 
 // overallHeader and overallRows are the errors per metric over the corpus.
-var overallHeader = []string{"metric", "points", "error", "cv error"}
+// cv error holds each deployment out, cv family each model family
+// (modelFamily), cv source each source; bias is the median signed error.
+var overallHeader = []string{"metric", "points", "error", "cv error", "cv family", "cv source", "bias"}
 
 func overallRows(sb *Scoreboard) [][]string {
 	var rows [][]string
@@ -80,9 +84,26 @@ func overallRows(sb *Scoreboard) [][]string {
 				n++
 			}
 		}
-		rows = append(rows, []string{metricLabels[m], fmt.Sprint(n), pct(sb.MAPE, m), pct(sb.CVMAPE, m)})
+		rows = append(rows, []string{metricLabels[m], fmt.Sprint(n), pct(sb.MAPE, m), pct(sb.CVMAPE, m),
+			pct(sb.CVFamilyMAPE, m), pct(sb.CVSourceMAPE, m), signedPct(sb.Bias, m)})
 	}
 	return rows
+}
+
+// optimisticLine is the share of saturated throughput points predicted
+// more than OptimisticMargin above the measurement.
+func optimisticLine(sb *Scoreboard) string {
+	return fmt.Sprintf("optimistic share: %.1f%% of saturated throughput points predicted more than %.0f%% above the measurement",
+		100*sb.OptimisticShare, 100*OptimisticMargin)
+}
+
+// signedPct is a signed error as a percentage, "-" when no point has it.
+func signedPct(m map[string]float64, metric string) string {
+	v, ok := m[metric]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*v)
 }
 
 func writeRegimes(w io.Writer, label string, rs []Regime) error {

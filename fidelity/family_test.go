@@ -1,0 +1,150 @@
+package fidelity
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/thinkcap/thinkcap/calibrate"
+	"github.com/thinkcap/thinkcap/profiles"
+)
+
+// TestModelFamily: every size and quantized checkpoint of a lineage is
+// one family, and architectures apart are apart (Qwen3 dense and MoE,
+// Llama 2 and Llama 3).
+func TestModelFamily(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	family := func(name string) string {
+		m, err := cat.Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return modelFamily(&m)
+	}
+	for _, same := range [][]string{
+		{"qwen3-8b", "qwen3-14b", "qwen3-32b", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-14B-AWQ"},
+		{"qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-235b-a22b-instruct-2507"},
+		{"llama-3.1-8b", "llama-3.1-70b", "deepseek-r1-distill-llama-8b"},
+		{"llama-2-7b", "llama-2-70b", "codellama-34b"},
+		{"gpt-oss-20b", "gpt-oss-120b"},
+	} {
+		for _, m := range same[1:] {
+			if family(m) != family(same[0]) {
+				t.Errorf("%s is family %q, %s %q: one lineage", m, family(m), same[0], family(same[0]))
+			}
+		}
+	}
+	for _, apart := range [][2]string{{"qwen3-8b", "qwen3-30b-a3b"}, {"llama-2-7b", "llama-3.1-8b"}, {"qwen3-8b", "llama-3.1-8b"}, {"deepseek-r1", "kimi-k2.5"}} {
+		if family(apart[0]) == family(apart[1]) {
+			t.Errorf("%s and %s are both family %q", apart[0], apart[1], family(apart[0]))
+		}
+	}
+}
+
+// TestFamilyHeldOut: two Qwen3 sizes served at one set of coefficients
+// and two Llama 3.1 deployments at another (ten times the per-layer
+// overhead), each family from a source of its own. Held out by family
+// (or source), each family is predicted by what the other's servers
+// alone fit: as the other's coefficients predict it, and worse than
+// held out by deployment, when the family's other deployment still
+// counts. A family-out prediction fitted with any of the family's own
+// points, or a grouping that split the Qwen3 sizes, would not be.
+func TestFamilyHeldOut(t *testing.T) {
+	cat, err := profiles.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, _ := cat.GPU("h100-sxm")
+	qwen := calibrate.Prior(gpu)
+	qwen.PerLayerOverheadUs = 20
+	llama := qwen
+	llama.PerLayerOverheadUs = 200
+	// atOther is each family's TPOT error at the other's coefficients.
+	atOther := map[string]float64{}
+
+	var lines []byte
+	for _, d := range []struct {
+		model, source string
+		tp            int
+		step, other   profiles.StepCoefficients
+	}{{"qwen3-8b", "a", 1, qwen, llama}, {"qwen3-32b", "a", 2, qwen, llama}, {"llama-3.1-8b", "b", 1, llama, qwen}, {"llama-3.1-8b", "b", 2, llama, qwen}} {
+		for _, conc := range []int{1, 8, 32} {
+			r := Record{ID: fmt.Sprintf("syn-%s-tp%d-c%d", d.model, d.tp, conc), Source: d.source, Ref: Ref{URL: "https://example.org"},
+				Model: d.model, GPU: "h100-sxm", TP: d.tp, VLLMVersion: "0.11.0",
+				Workload:    Load{Dataset: "random", InputLen: Length{Min: 800, Max: 1000}, OutputLen: Length{Min: 100, Max: 128}},
+				Concurrency: conc}
+			cfg, skip := config(cat, &r)
+			if skip != "" {
+				t.Fatal(skip)
+			}
+			cfg.Step = d.step
+			p, err := replay(cfg, &r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Measured = Metrics{TPOT: Stat{Mean: p.TPOT.Mean}}
+			cfg.Step = d.other
+			q, err := replay(cfg, &r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			atOther[modelFamily(&cfg.Model)] += math.Abs(q.TPOT.Mean/p.TPOT.Mean-1) / 6
+			b, _ := json.Marshal(r)
+			lines = append(append(lines, b...), '\n')
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "syn.jsonl"), lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hold []string
+	for _, p := range calibrate.Params {
+		if p.Key != "per_layer_overhead_us" {
+			hold = append(hold, p.Key)
+		}
+	}
+	c, err := (&Options{Corpus: dir, Catalog: cat, Hold: hold}).corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := calibrate.NewAggregateFit(c.observations(), c.hold, c.workers, nil)
+	groups, fallback, err := fit.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.score(fit, groups, fallback); err != nil {
+		t.Fatal(err)
+	}
+	errOf := func(family string, pairs func(*Point) map[string]Pair) float64 {
+		sum, n := 0.0, 0
+		for _, p := range c.points {
+			if modelFamily(&p.cfg.Model) != family {
+				continue
+			}
+			pr, ok := pairs(p)[MetricTPOT]
+			if !ok {
+				t.Fatalf("%s: no TPOT pair", p.Record.ID)
+			}
+			sum += math.Abs(pr.Err())
+			n++
+		}
+		return sum / float64(n)
+	}
+	for _, f := range []string{"qwen3", "llama-3"} {
+		dep := errOf(f, func(p *Point) map[string]Pair { return p.CV })
+		fam := errOf(f, func(p *Point) map[string]Pair { return p.CVFamily })
+		src := errOf(f, func(p *Point) map[string]Pair { return p.CVSource })
+		t.Logf("%s: TPOT error held out by deployment %.1f%%, family %.1f%%, source %.1f%%; at the other family's coefficients %.1f%%",
+			f, 100*dep, 100*fam, 100*src, 100*atOther[f])
+		if math.Abs(fam-atOther[f]) > 0.02 || math.Abs(src-atOther[f]) > 0.02 || fam <= dep {
+			t.Errorf("%s: family-out %.1f%% and source-out %.1f%%, want the other family's coefficients' %.1f%% and above deployment-out's %.1f%%",
+				f, 100*fam, 100*src, 100*atOther[f], 100*dep)
+		}
+	}
+}
