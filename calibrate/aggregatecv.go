@@ -1,9 +1,12 @@
 package calibrate
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -104,16 +107,53 @@ func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut
 				}
 				continue
 			}
-			trs, err := f.traceAll(idx, func(o *Observation) profiles.StepCoefficients { return WithParams(o.Config.GPU.Step, x) })
+			preds, err := f.simulateAll(idx, func(o *Observation) profiles.StepCoefficients { return WithParams(o.Config.GPU.Step, x) })
 			if err != nil {
 				return nil, err
 			}
 			for k, i := range idx {
-				for m, pr := range Pairs(&f.obs[i].Aggregates, &trs[k].Pred) {
+				for m, pr := range Pairs(&f.obs[i].Aggregates, &preds[k]) {
 					cv[i][m] = pr
 				}
 			}
 		}
 	}
 	return cv, nil
+}
+
+// simulateAll is the points' predictions at their coefficients, by
+// Simulate where the points have it, else by traceAll.
+func (f *AggregateFit) simulateAll(idx []int, coef func(o *Observation) profiles.StepCoefficients) ([]Aggregates, error) {
+	out := make([]Aggregates, len(idx))
+	if slices.ContainsFunc(idx, func(i int) bool { return f.obs[i].Simulate == nil }) {
+		trs, err := f.traceAll(idx, coef)
+		if err != nil {
+			return nil, err
+		}
+		for k, tr := range trs {
+			out[k] = tr.Pred
+		}
+		return out, nil
+	}
+	errs := make([]error, len(idx))
+	sem := make(chan struct{}, f.workers)
+	var wg sync.WaitGroup
+	for j, i := range idx {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			o := &f.obs[i]
+			pred, err := o.Simulate(coef(o))
+			if err != nil {
+				errs[j] = fmt.Errorf("%s: %w", o.Name, err)
+			}
+			out[j] = pred
+			if f.progress != nil {
+				f.progress()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }

@@ -49,6 +49,10 @@ type Observation struct {
 	// Replay re-simulates the load point at step coefficients and returns
 	// the prediction with its gradient.
 	Replay func(step profiles.StepCoefficients) (*Trace, error)
+	// Simulate is Replay's prediction alone, without the gradient (a
+	// third of Replay's time): the cross-validations' new simulations
+	// use it. Nil: Replay's.
+	Simulate func(step profiles.StepCoefficients) (Aggregates, error)
 }
 
 // Gauge is the server's state at one time, as its /metrics showed it.

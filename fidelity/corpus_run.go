@@ -145,6 +145,11 @@ func (c *corpus) observations() []calibrate.Observation {
 				cfg.Step = step
 				return trace(cfg, p.Record)
 			},
+			Simulate: func(step profiles.StepCoefficients) (calibrate.Aggregates, error) {
+				cfg := cfg
+				cfg.Step = step
+				return replay(cfg, p.Record)
+			},
 		})
 	}
 	return obs
