@@ -2,11 +2,9 @@ package calibrate
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/thinkcap/thinkcap/profiles"
 )
@@ -124,36 +122,17 @@ func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut
 // simulateAll is the points' predictions at their coefficients, by
 // Simulate where the points have it, else by traceAll.
 func (f *AggregateFit) simulateAll(idx []int, coef func(o *Observation) profiles.StepCoefficients) ([]Aggregates, error) {
-	out := make([]Aggregates, len(idx))
 	if slices.ContainsFunc(idx, func(i int) bool { return f.obs[i].Simulate == nil }) {
 		trs, err := f.traceAll(idx, coef)
 		if err != nil {
 			return nil, err
 		}
+		out := make([]Aggregates, len(trs))
 		for k, tr := range trs {
 			out[k] = tr.Pred
 		}
 		return out, nil
 	}
-	errs := make([]error, len(idx))
-	sem := make(chan struct{}, f.workers)
-	var wg sync.WaitGroup
-	for j, i := range idx {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			o := &f.obs[i]
-			pred, err := o.Simulate(coef(o))
-			if err != nil {
-				errs[j] = fmt.Errorf("%s: %w", o.Name, err)
-			}
-			out[j] = pred
-			if f.progress != nil {
-				f.progress()
-			}
-		}()
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
+	preds, errs := eachParallel(f, idx, func(o *Observation) (Aggregates, error) { return o.Simulate(coef(o)) })
+	return preds, errors.Join(errs...)
 }

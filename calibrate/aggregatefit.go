@@ -239,7 +239,19 @@ func (f *AggregateFit) retraceWith(g *Group, coef func(o *Observation) profiles.
 // traceAll replays the observations idx with the coefficients coef gives
 // each, in parallel, and returns their traces (indexed like idx).
 func (f *AggregateFit) traceAll(idx []int, coef func(o *Observation) profiles.StepCoefficients) ([]*Trace, error) {
-	out := make([]*Trace, len(idx))
+	out, errs := eachParallel(f, idx, func(o *Observation) (*Trace, error) { return o.Replay(coef(o)) })
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// eachParallel runs do on the observations idx, f.workers at a time, and
+// returns the results and errors indexed like idx (an error names its point).
+func eachParallel[T any](f *AggregateFit, idx []int, do func(o *Observation) (T, error)) ([]T, []error) {
+	out := make([]T, len(idx))
 	errs := make([]error, len(idx))
 	sem := make(chan struct{}, f.workers)
 	var wg sync.WaitGroup
@@ -249,21 +261,16 @@ func (f *AggregateFit) traceAll(idx []int, coef func(o *Observation) profiles.St
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			o := &f.obs[i]
-			tr, err := o.Replay(coef(o))
+			res, err := do(o)
 			if err != nil {
 				errs[j] = fmt.Errorf("%s: %w", o.Name, err)
 			}
-			out[j] = tr
+			out[j] = res
 			if f.progress != nil {
 				f.progress()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, errs
 }
