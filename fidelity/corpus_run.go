@@ -20,7 +20,7 @@ type Point struct {
 	Pred       Predicted
 	Pairs      map[string]Pair // measured beside predicted, per metric
 	CV         map[string]Pair // predicted by coefficients fitted without the deployment
-	CVFamily   map[string]Pair // ... without any point of the model's family (modelFamily)
+	CVFamily   map[string]Pair // ... without any point of the model's family (profiles.Model.Lineage)
 	CVSource   map[string]Pair // ... without any point of the record's source
 	cfg        sim.Config
 }

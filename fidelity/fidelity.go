@@ -120,7 +120,7 @@ func (c *corpus) score(fit *calibrate.AggregateFit, groups []*calibrate.Group, f
 		key func(*Point) string
 		set func(*Point, map[string]Pair)
 	}{
-		{func(p *Point) string { return modelFamily(&p.cfg.Model) }, func(p *Point, m map[string]Pair) { p.CVFamily = m }},
+		{func(p *Point) string { return p.cfg.Model.Lineage() }, func(p *Point, m map[string]Pair) { p.CVFamily = m }},
 		{func(p *Point) string { return p.Record.Source }, func(p *Point, m map[string]Pair) { p.CVSource = m }},
 	} {
 		cv, err := fit.CrossValidateBy(groups, fallback, func(i int) string { return by.key(c.points[points[i]]) })

@@ -23,7 +23,7 @@ type Scoreboard struct {
 	MAPE   map[string]float64 `json:"mape"`
 	CVMAPE map[string]float64 `json:"cv_mape"`
 	// CVFamilyMAPE and CVSourceMAPE are CVMAPE with every point of the
-	// model's family (modelFamily), or of the record's source, predicted
+	// model's family (profiles.Model.Lineage), or of the record's source, predicted
 	// by coefficients fitted without any of them.
 	CVFamilyMAPE map[string]float64 `json:"cv_family_mape"`
 	CVSourceMAPE map[string]float64 `json:"cv_source_mape"`

@@ -72,7 +72,7 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 
 // overallHeader and overallRows are the errors per metric over the corpus.
 // cv error holds each deployment out, cv family each model family
-// (modelFamily), cv source each source; bias is the median signed error.
+// (profiles.Model.Lineage), cv source each source; bias is the median signed error.
 var overallHeader = []string{"metric", "points", "error", "cv error", "cv family", "cv source", "bias"}
 
 func overallRows(sb *Scoreboard) [][]string {

@@ -1,10 +1,6 @@
-package fidelity
+package profiles
 
-import (
-	"strings"
-
-	"github.com/thinkcap/thinkcap/profiles"
-)
+import "strings"
 
 // lineages are the model profiles whose family is not their profile's
 // family field, by profile-name prefix: Llama's generations differ in
@@ -26,14 +22,15 @@ var lineages = []struct{ prefix, family string }{
 // models are a family of their own, "<family>-moe".
 var splitMoE = map[string]bool{"qwen2": true, "qwen3": true}
 
-// modelFamily is the model family leave-one-family-out holds out at
-// once: architecture and checkpoint lineage, whatever the size,
-// quantization, TP or GPU. It is the profile's family field (every size
-// of qwen3, gpt-oss; DeepSeek R1 and V3 share deepseek-v3),
-// or the lineages table's by the profile's name, with MoE models of a
-// family that also has dense ones apart (qwen3-moe). A model without a
-// family field is its own family.
-func modelFamily(m *profiles.Model) string {
+// Lineage is the model's family as the fidelity corpus groups it
+// (leave-one-family-out holds a lineage out at once, and simulate and
+// size warn of one the corpus has no point of): architecture and
+// checkpoint lineage, whatever the size, quantization, TP or GPU. It is
+// the profile's family field (every size of qwen3, gpt-oss; DeepSeek R1
+// and V3 share deepseek-v3), or the lineages table's by the profile's
+// name, with MoE models of a family that also has dense ones apart
+// (qwen3-moe). A model without a family field is its own family.
+func (m *Model) Lineage() string {
 	f := m.Family
 	for _, l := range lineages {
 		if strings.HasPrefix(m.Name, l.prefix) {
