@@ -82,7 +82,8 @@ type Row struct {
 }
 
 // RowValue is one metric of a row: the statistic compared, measured,
-// predicted, and predicted by the cross-validated coefficients.
+// predicted, and predicted by the cross-validated coefficients (without
+// the deployment, its model's family, its source), each with its error.
 type RowValue struct {
 	Statistic string   `json:"statistic,omitempty"`
 	Measured  float64  `json:"measured"`
@@ -90,6 +91,11 @@ type RowValue struct {
 	CV        *float64 `json:"cv,omitempty"`
 	Err       float64  `json:"err"`
 	CVErr     *float64 `json:"cv_err,omitempty"`
+	// CVFamilyErr and CVSourceErr are the errors of the family-out and
+	// source-out predictions: which points make cv_family_mape and
+	// cv_source_mape.
+	CVFamilyErr *float64 `json:"cv_family_err,omitempty"`
+	CVSourceErr *float64 `json:"cv_source_err,omitempty"`
 }
 
 // regimeKinds are the slices the scoreboard reports, in order.
@@ -235,6 +241,7 @@ func rowOf(p *Point) Row {
 			pred, e := c.Predicted, c.Err()
 			v.CV, v.CVErr = &pred, &e
 		}
+		v.CVFamilyErr, v.CVSourceErr = errOf(p.CVFamily, m), errOf(p.CVSource, m)
 		row.Metrics[m] = v
 	}
 	for _, m := range Metrics3 {
@@ -246,6 +253,16 @@ func rowOf(p *Point) Row {
 		}
 	}
 	return row
+}
+
+// errOf is the error of metric m's pair in pairs, nil where it has none.
+func errOf(pairs map[string]Pair, m string) *float64 {
+	pr, ok := pairs[m]
+	if !ok {
+		return nil
+	}
+	e := pr.Err()
+	return &e
 }
 
 // meanAbsErr is the mean absolute relative error per metric of the pairs
