@@ -90,6 +90,9 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		Step:                 g.Step, Replicas: 1,
 	}
 	cfg.VLLMVersion = vllmVersion(r)
+	if offlineClient(r.Workload.Client) {
+		cfg.EntryPoint = "llm"
+	}
 	if e.AsyncScheduling != nil {
 		async := *e.AsyncScheduling
 		cfg.AsyncScheduling = &async
@@ -114,6 +117,16 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		}
 	}
 	return cfg, ""
+}
+
+// offlineClient reports whether a record's client drives vLLM's LLM class
+// rather than a server: `vllm bench throughput` (and its predecessor,
+// benchmarks/benchmark_throughput.py) builds an LLM from the engine
+// arguments and generates every prompt in one call
+// (vllm/benchmarks/throughput.py run_vllm).
+func offlineClient(client string) bool {
+	c := strings.ToLower(client)
+	return strings.Contains(c, "bench throughput") || strings.Contains(c, "benchmark_throughput")
 }
 
 // longestRequest is the most tokens a request of the record's workload

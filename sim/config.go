@@ -45,7 +45,8 @@ type Config struct {
 	AsyncScheduling *bool
 	// EntryPoint is how vLLM is started: api_server (`vllm serve`, the
 	// default) or llm (the LLM class, `vllm bench throughput`), whose batch
-	// defaults differ (vllm/engine/arg_utils.py get_batch_defaults).
+	// defaults differ (vllm/engine/arg_utils.py get_batch_defaults) and
+	// which has no API server, only its tokenizer (frontend.go).
 	EntryPoint string
 
 	Speculative *SpeculativeConfig // --speculative-config; nil when off

@@ -322,7 +322,7 @@ func (c *cluster) horizonFor(e *engine) int64 {
 			}
 		}
 		if ta != never {
-			h = min(h, ta+int64(c.cfg.apiDelayNs(0)*0.5)) // toEngine's shortest draw
+			h = min(h, ta+c.cfg.frontFloorNs()) // toEngine's shortest
 		}
 	}
 	if c.opt.OnResult != nil || c.opt.Concurrency > 0 || c.follow.parent != nil {

@@ -61,6 +61,9 @@ type engine struct {
 	// this replica's.
 	api     apiServer
 	inFront int
+	// tokenizerFree is when the LLM class's tokenizer has tokenised every
+	// prompt given so far (frontend.go).
+	tokenizerFree int64
 
 	// The step in flight.
 	now       int64

@@ -32,6 +32,19 @@ import (
 // Simplified: the outbound part (detokenisation, SSE) is charged on the way
 // in (a constant per request, it moves the first and the last token alike)
 // and does not compete with the inbound work.
+//
+// The LLM class (--entry-point llm, `vllm bench throughput`) has no API
+// server: no HTTP, no chat template, no per-request server work. It still
+// tokenises each prompt given as text, in the caller's process, one after
+// another: vllm/entrypoints/llm.py _validate_and_add_requests adds the
+// prompts in turn, and each add_request (vllm/v1/engine/llm_engine.py)
+// runs the input processor (vllm/v1/engine/processor.py process_inputs,
+// the tokenizer) before it hands the request to the engine core, which
+// runs in its own process and starts on the first requests while the rest
+// are tokenised. So a request reaches its engine api_prompt_token_us per
+// prompt token after the tokenizer is free (tokenizerFree), first come
+// first served. Prompts given as token ids skip the tokenizer: not
+// modelled (the benchmark's random and ShareGPT prompts are text).
 
 // APIDelayS is the API server's mean time for a request of prompt tokens,
 // in seconds: when, after the client sent it, the engine sees it.
@@ -40,9 +53,13 @@ func (c *Config) APIDelayS(prompt int) float64 { return c.apiDelayNs(prompt) / 1
 // APIServerCPUMs is the API server's work per request for c's model: the
 // Harmony renderer's for gpt-oss where the coefficients have one
 // (vllm/entrypoints/openai/serving_chat.py renders gpt-oss's chat with
-// openai_harmony, every other model's with its Jinja chat template).
+// openai_harmony, every other model's with its Jinja chat template); none
+// in the LLM class, which has no API server.
 func (c *Config) APIServerCPUMs() float64 {
-	if c.HarmonyAPIWork() {
+	switch {
+	case c.LLMClass():
+		return 0
+	case c.HarmonyAPIWork():
 		return c.Step.HarmonyAPIServerCPUMs
 	}
 	return c.Step.APIServerCPUMs
@@ -56,10 +73,30 @@ func (c *Config) HarmonyAPIWork() bool { return c.HarmonyChat() && c.Step.Harmon
 // format (gpt-oss: vLLM's use_harmony, from its model type).
 func (c *Config) HarmonyChat() bool { return c.Model.Family == "gpt-oss" }
 
-// apiDelayNs is the front end's mean time for a request of prompt tokens.
+// apiDelayNs is the front end's mean time for a request of prompt tokens:
+// the LLM class's tokenisation alone (LLMClass).
 func (c *Config) apiDelayNs(prompt int) float64 {
 	k := &c.Step
-	return k.APIRequestOverheadMs*1e6 + k.APIPromptTokenUs*1e3*float64(prompt)
+	tokenise := k.APIPromptTokenUs * 1e3 * float64(prompt)
+	if c.LLMClass() {
+		return tokenise
+	}
+	return k.APIRequestOverheadMs*1e6 + tokenise
+}
+
+// LLMClass reports whether c is started as vLLM's LLM class
+// (--entry-point llm): no API server, the prompts tokenised in turn in
+// the caller's process.
+func (c *Config) LLMClass() bool { return c.EntryPoint == "llm" }
+
+// frontFloorNs is the least time the front end holds a request: half the
+// API server's per-request latency (toEngine's shortest draw), none in the
+// LLM class (an empty prompt on an idle tokenizer).
+func (c *Config) frontFloorNs() int64 {
+	if c.LLMClass() {
+		return 0
+	}
+	return int64(c.apiDelayNs(0) * 0.5)
 }
 
 // apiServer is one replica's API server: a processor shared by the
@@ -163,6 +200,11 @@ func nextTransit(h transitHeap) int64 {
 // toEngine sends s, arrived at t, through e's API server. It returns e
 // when e's state changed now (the front end costs nothing), else nil.
 func (c *cluster) toEngine(e *engine, s *seq, t int64) *engine {
+	if c.cfg.LLMClass() {
+		e.tokenizerFree = max(t, e.tokenizerFree) + int64(c.cfg.apiDelayNs(s.prompt))
+		e.inFront++
+		return c.pass(e, s, e.tokenizerFree, t)
+	}
 	draw := 0.5 + splitmix.Float64(&e.apiState)
 	at := t + int64(c.cfg.apiDelayNs(s.prompt)*draw)
 	if work := c.cfg.APIServerCPUMs() * 1e6 * draw; work >= 1 {

@@ -181,6 +181,54 @@ func TestAPIServerTime(t *testing.T) {
 	}
 }
 
+// TestLLMClassTokenisesInTurn: the LLM class (--entry-point llm) has no
+// API server: a burst of prompts given at once pays none of its
+// per-request latency or work, only the tokenizer's time, prompt after
+// prompt, so the k-th request reaches the engine after k prompts'
+// tokenisation and the last after the whole burst's; the API server's
+// front end holds the same burst far longer.
+func TestLLMClassTokenisesInTurn(t *testing.T) {
+	cfg := benchConfig(t)
+	cfg.Step = cfg.GPU.Step
+	cfg.Step.APIRequestOverheadMs, cfg.Step.APIPromptTokenUs, cfg.Step.APIServerCPUMs = 20, 10, 30
+	reqs := make([]workload.Request, 300)
+	for i := range reqs {
+		reqs[i] = workload.Request{PromptTokens: 1000, AnswerTokens: 4}
+	}
+	front := func(entry string) []float64 {
+		c := cfg
+		c.EntryPoint = entry
+		rep, err := Run(c, reqs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := make([]float64, len(rep.Results))
+		for i, r := range rep.Results {
+			d[i] = r.TTFTS - r.TTFTEngineS
+		}
+		return d
+	}
+	llm := front("llm")
+	const tokenise = 1000 * 10e-6 // s a prompt
+	for i, d := range llm {
+		if want := float64(i+1) * tokenise; math.Abs(d-want) > 1e-6 {
+			t.Fatalf("llm: request %d reaches the engine %.6f s after it was given, want %d prompts' tokenisation, %.6f s", i, d, i+1, want)
+		}
+	}
+	api := front("api_server")
+	if last := slices.Max(api); last < 2*slices.Max(llm) {
+		t.Errorf("api_server: the burst's last request leaves the front end after %.2f s, want the API server's work (~9 s) well beyond the LLM class's %.2f s", last, slices.Max(llm))
+	}
+	c := cfg
+	c.EntryPoint = "llm"
+	if got := c.APIServerCPUMs(); got != 0 {
+		t.Errorf("llm: %v ms of API-server work a request, want none", got)
+	}
+	if got, want := c.APIDelayS(1000), tokenise; math.Abs(got-want) > 1e-12 {
+		t.Errorf("llm: front-end latency %v s for 1,000 tokens, want tokenisation alone, %v", got, want)
+	}
+}
+
 // gpt-oss's chat is rendered by the Harmony library, every other model's
 // by its Jinja template: each takes its own API-server work per request,
 // and a profile without the Harmony figure falls back to the common one.

@@ -77,7 +77,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.router, "router", "round-robin", "round-robin, least-requests or least-kv")
 	fs.Int64Var(&f.seed, "seed", 0, "random seed")
 	fs.StringVar(&f.vllmVersion, "vllm-version", sim.DefaultVLLMVersion, "vLLM release whose startup memory profile sizes the KV cache (and its defaults)")
-	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench); their batch defaults differ")
+	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench throughput: its own batch defaults, no API server, prompts tokenised in turn)")
 	fs.IntVar(&f.apiServers, "api-server-count", 0, "API server processes per replica, sharing the requests' HTTP and tokenisation work (vLLM's default 1)")
 	fs.BoolVar(&f.async, "async-scheduling", false, "schedule the next step while the GPU runs this one (vLLM's default from 0.14; default: --vllm-version's)")
 	fs.BoolVar(&f.noAsync, "no-async-scheduling", false, "schedule each step after the last one's outputs (vLLM's default before 0.14)")
