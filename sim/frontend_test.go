@@ -113,12 +113,10 @@ func TestAPIServerSharesItsProcess(t *testing.T) {
 	}
 }
 
-// TestABurstQueuesInTheAPIServer: a burst of requests waits for the whole
-// burst's work on one API server process (GPUStack measured every TTFT of
-// a 1,000-request burst of 128-token prompts to DeepSeek-R1 on vLLM 0.11
-// near 19 s, far beyond the engine's time); with --api-server-count as
-// large as the burst, each waits only for its own latency.
-func TestABurstQueuesInTheAPIServer(t *testing.T) {
+// frontEndBurst is 300 requests of 1,000-token prompts given at once, and
+// a deployment whose API server takes 20 ms a request, 10 µs a prompt
+// token and 30 ms of work.
+func frontEndBurst(t *testing.T) (Config, []workload.Request) {
 	cfg := benchConfig(t)
 	cfg.Step = cfg.GPU.Step
 	cfg.Step.APIRequestOverheadMs, cfg.Step.APIPromptTokenUs, cfg.Step.APIServerCPUMs = 20, 10, 30
@@ -126,6 +124,16 @@ func TestABurstQueuesInTheAPIServer(t *testing.T) {
 	for i := range reqs {
 		reqs[i] = workload.Request{PromptTokens: 1000, AnswerTokens: 4}
 	}
+	return cfg, reqs
+}
+
+// TestABurstQueuesInTheAPIServer: a burst of requests waits for the whole
+// burst's work on one API server process (GPUStack measured every TTFT of
+// a 1,000-request burst of 128-token prompts to DeepSeek-R1 on vLLM 0.11
+// near 19 s, far beyond the engine's time); with --api-server-count as
+// large as the burst, each waits only for its own latency.
+func TestABurstQueuesInTheAPIServer(t *testing.T) {
+	cfg, reqs := frontEndBurst(t)
 	front := func(processes int) (mean, last float64) {
 		c := cfg
 		c.APIServerCount = processes
@@ -188,13 +196,7 @@ func TestAPIServerTime(t *testing.T) {
 // tokenisation and the last after the whole burst's; the API server's
 // front end holds the same burst far longer.
 func TestLLMClassTokenisesInTurn(t *testing.T) {
-	cfg := benchConfig(t)
-	cfg.Step = cfg.GPU.Step
-	cfg.Step.APIRequestOverheadMs, cfg.Step.APIPromptTokenUs, cfg.Step.APIServerCPUMs = 20, 10, 30
-	reqs := make([]workload.Request, 300)
-	for i := range reqs {
-		reqs[i] = workload.Request{PromptTokens: 1000, AnswerTokens: 4}
-	}
+	cfg, reqs := frontEndBurst(t)
 	front := func(entry string) []float64 {
 		c := cfg
 		c.EntryPoint = entry
