@@ -48,6 +48,9 @@ type Summary struct {
 	// Intervals are a simulation's figures as ranges over seeds
 	// (simulate --seeds); nil for one run.
 	Intervals *Intervals `json:"intervals,omitempty"`
+	// OutsideCorpus is what of a simulated deployment the measurement
+	// corpus has no measurement behind; nil when it lies inside.
+	OutsideCorpus *Caveats `json:"outside_corpus,omitempty"`
 }
 
 // ScheduleLag is how late a load generator sent requests after their

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/thinkcap/thinkcap/calibrate"
@@ -101,9 +102,11 @@ func TestFamilyHeldOut(t *testing.T) {
 		}
 		return sum / float64(n)
 	}
+	famMean := 0.0
 	for _, f := range []string{"qwen3", "llama-3"} {
 		dep := errOf(f, func(p *Point) map[string]Pair { return p.CV })
 		fam := errOf(f, func(p *Point) map[string]Pair { return p.CVFamily })
+		famMean += fam / 2
 		src := errOf(f, func(p *Point) map[string]Pair { return p.CVSource })
 		t.Logf("%s: TPOT error held out by deployment %.1f%%, family %.1f%%, source %.1f%%; at the other family's coefficients %.1f%%",
 			f, 100*dep, 100*fam, 100*src, 100*atOther[f])
@@ -111,5 +114,15 @@ func TestFamilyHeldOut(t *testing.T) {
 			t.Errorf("%s: family-out %.1f%% and source-out %.1f%%, want the other family's coefficients' %.1f%% and above deployment-out's %.1f%%",
 				f, 100*fam, 100*src, 100*atOther[f], 100*dep)
 		}
+	}
+	// The fit written (calibrate --corpus) names both families in its
+	// coverage, what simulate and size judge a model by, and the errors
+	// held out by family, what they quote for one the corpus lacks.
+	f := c.fitOf(groups[0])
+	if len(f.Coverage) != 1 || !slices.Equal(f.Coverage[0].Families, []string{"llama-3", "qwen3"}) {
+		t.Errorf("coverage %+v, want one GPU with families llama-3 and qwen3", f.Coverage)
+	}
+	if math.Abs(f.CVFamilyTPOT-famMean) > 1e-9 || f.CVFamilyThroughput != 0 {
+		t.Errorf("family-held-out TPOT %.4f, throughput %.4f; want %.4f (every point's TPOT) and none measured", f.CVFamilyTPOT, f.CVFamilyThroughput, famMean)
 	}
 }

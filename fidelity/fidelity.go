@@ -194,11 +194,18 @@ func (c *corpus) fitOf(g *calibrate.Group) profiles.StepFit {
 	if g.Name != calibrate.FallbackName {
 		f.Coverage = c.coverage(idx)
 	}
+	pts := make([]*Point, len(idx))
+	for k, i := range idx {
+		pts[k] = c.points[i]
+	}
+	fam := meanAbsErr(pts, func(p *Point) map[string]Pair { return p.CVFamily })
+	f.CVFamilyTPOT, f.CVFamilyTTFT, f.CVFamilyThroughput = fam[MetricTPOT], fam[MetricTTFT], fam[MetricThroughput]
 	return f
 }
 
 // coverage is, per GPU of the points idx, what they span: the TP sizes,
-// dense or MoE, the weight formats and the largest load.
+// dense or MoE, the weight formats, the model families and the largest
+// load.
 func (c *corpus) coverage(idx []int) []profiles.Coverage {
 	by := map[string]*profiles.Coverage{}
 	for _, i := range idx {
@@ -218,6 +225,9 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 		if w := p.cfg.WeightFormat(); !slices.Contains(cv.Weights, w) {
 			cv.Weights = append(cv.Weights, w)
 		}
+		if f := p.cfg.Model.Lineage(); !slices.Contains(cv.Families, f) {
+			cv.Families = append(cv.Families, f)
+		}
 		cv.MaxConcurrency = max(cv.MaxConcurrency, int(math.Round(p.load())))
 	}
 	var out []profiles.Coverage
@@ -226,6 +236,7 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 		slices.Sort(cv.TP)
 		slices.Sort(cv.Architectures)
 		slices.Sort(cv.Weights)
+		slices.Sort(cv.Families)
 		out = append(out, *cv)
 	}
 	return out

@@ -20,6 +20,8 @@ func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) 
 	fits := make([]profiles.StepFit, len(sb.Fits))
 	for i, f := range sb.Fits {
 		f.CVTPOT, f.CVTTFT = calibrate.Round(f.CVTPOT, 3), calibrate.Round(f.CVTTFT, 3)
+		f.CVFamilyTPOT, f.CVFamilyTTFT = calibrate.Round(f.CVFamilyTPOT, 3), calibrate.Round(f.CVFamilyTTFT, 3)
+		f.CVFamilyThroughput = calibrate.Round(f.CVFamilyThroughput, 3)
 		fits[i] = f
 	}
 	head := fmt.Sprintf(`Step-time coefficients fitted on the measurement corpus by
@@ -31,7 +33,11 @@ them); "all" is fitted on every point, for a GPU whose generation has none.
 Each point's relative errors weigh %g (TPOT), %g (saturated throughput)
 and %g (TTFT) in the fit, a Huber least squares (calibrate.AggregateFit).
 cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
-errors of TPOT and TTFT on the generation's points. In-sample MAPE: TPOT
+errors of TPOT and TTFT on the generation's points; cv_family_* the same
+(and saturated throughput's) with each model family held out of the fit at
+once, what simulate and size quote for a family the corpus lacks. The
+coverage says, per GPU, what its points span: simulate and size warn of a
+deployment outside it. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
 		calibrate.AggregateWeights[MetricTPOT], calibrate.AggregateWeights[MetricThroughput], calibrate.AggregateWeights[MetricTTFT],

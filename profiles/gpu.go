@@ -47,9 +47,9 @@ type GPU struct {
 	// it (Catalog's step fits), and StepSource says where Step came from.
 	StepPrior  StepCoefficients `yaml:"-"`
 	StepSource string           `yaml:"-"`
-	// Coverage is what the measurement corpus holds for this GPU (nil:
-	// nothing).
-	Coverage *Coverage `yaml:"-"`
+	// Measured is what the measurement corpus holds behind Step (nil: no
+	// step fit governs it).
+	Measured *Measured `yaml:"-"`
 	// fitGoverned: the step fits set Step (an embedded GPU, or a user's
 	// without a step block of its own).
 	fitGoverned bool

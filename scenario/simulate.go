@@ -69,10 +69,6 @@ func (o *Options) Validate() error {
 type Simulation struct {
 	*PoolsReport
 	Summary analysis.Summary
-	// OutsideCorpus says, per pool that lies outside what the measurement
-	// corpus covers, how (Config.OutsideCorpus); empty when every pool
-	// lies inside.
-	OutsideCorpus []string
 }
 
 // Simulate resolves the deployment in cat, loads the traffic, applies the
@@ -118,12 +114,26 @@ func Simulate(cat *profiles.Catalog, o Options) (*Simulation, error) {
 	for i, p := range pools {
 		// The load the corpus is compared with is one replica's peak.
 		peak := rep.Reports[i].RunningPeak / max(p.Config.Replicas, 1)
-		if why := p.Config.OutsideCorpus(peak); why != "" {
-			if p.Name != "" {
-				why = "pool " + p.Name + ": " + why
-			}
-			out.OutsideCorpus = append(out.OutsideCorpus, why)
-		}
+		out.Summary.OutsideCorpus = mergeCaveats(out.Summary.OutsideCorpus, p.Config.Caveats(peak), p.Name)
 	}
 	return out, nil
+}
+
+// mergeCaveats adds one pool's caveats to those of the pools before it,
+// each named by its pool; the expectation is the first pool's (the pools
+// of one run share a GPU generation unless routed to several).
+func mergeCaveats(all, pool *analysis.Caveats, name string) *analysis.Caveats {
+	if pool == nil {
+		return all
+	}
+	if name != "" {
+		for i, why := range pool.Unmeasured {
+			pool.Unmeasured[i] = "pool " + name + ": " + why
+		}
+	}
+	if all == nil {
+		return pool
+	}
+	all.Unmeasured = append(all.Unmeasured, pool.Unmeasured...)
+	return all
 }

@@ -133,6 +133,9 @@ func (o *DeploymentOptions) Config(cat *profiles.Catalog) (Config, error) {
 			return cfg, fmt.Errorf("--step-model: %w", err)
 		}
 		step = step.Merge(override)
+		// The user's own coefficients: the corpus's coverage no longer
+		// says what they rest on (Caveats).
+		gpu.Measured, gpu.StepSource = nil, stepModelSource+o.StepModel
 	}
 	cfg = o.Engine
 	cfg.Model, cfg.GPU, cfg.Step = model, gpu, step

@@ -1,5 +1,7 @@
 package size
 
+import "github.com/thinkcap/thinkcap/analysis"
+
 // Outcome is one candidate's result, as `-o json` prints it. Seconds and
 // fractions, as in the summary JSON (docs/formats.md).
 type Outcome struct {
@@ -56,9 +58,9 @@ type Outcome struct {
 	ConfidenceCostPerHour *float64 `json:"confidence_cost_per_hour,omitempty"`
 
 	// OutsideCorpus says how the candidate lies outside the measurement
-	// corpus (sim.Config.OutsideCorpus, load aside): its figures rest on
+	// corpus (sim.Config.Caveats, load aside): its figures rest on
 	// coefficients fitted on other deployments.
-	OutsideCorpus string `json:"outside_corpus,omitempty"`
+	OutsideCorpus *analysis.Caveats `json:"outside_corpus,omitempty"`
 
 	// Failed is FailedSLOs while the outcome is built.
 	Failed []string `json:"-"`
@@ -71,7 +73,7 @@ func newOutcome(c Candidate) Outcome {
 		Name: c.Name(), Model: cfg.Model.Name, GPU: cfg.GPU.Name,
 		TensorParallelSize: cfg.TensorParallelSize, PipelineParallelSize: max(cfg.PipelineParallelSize, 1), KVCacheDtype: kvName(cfg.KVCacheDtype),
 		Speculative: c.speculative().Name(), MaxNumSeqs: cfg.MaxNumSeqs,
-		FailedSLOs: []string{}, cand: c, OutsideCorpus: cfg.OutsideCorpus(0),
+		FailedSLOs: []string{}, cand: c, OutsideCorpus: cfg.Caveats(0),
 	}
 }
 

@@ -1,12 +1,14 @@
 package size
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/thinkcap/thinkcap/analysis"
@@ -105,21 +107,25 @@ type Result struct {
 	Confidence float64 `json:"confidence,omitempty"`
 }
 
-// OutsideCorpus is a one-line warning when the best candidate, or any
-// candidate, lies outside the measurement corpus; "" when none does.
+// OutsideCorpus is the warning, one line a sentence, when the best
+// candidate, or any candidate, lies outside the measurement corpus; ""
+// when none does.
 func (r *Result) OutsideCorpus() string {
 	n := 0
+	var first *analysis.Caveats
 	for i := range r.Candidates {
-		if r.Candidates[i].OutsideCorpus != "" {
+		if cv := r.Candidates[i].OutsideCorpus; cv != nil {
 			n++
+			first = cmp.Or(first, cv)
 		}
 	}
 	switch {
-	case r.Best != nil && r.Best.OutsideCorpus != "":
-		return fmt.Sprintf("the chosen deployment lies outside the fidelity corpus (%s), as do %d of %d candidates: expect larger errors than the fidelity scoreboard (docs/fidelity.md)",
-			r.Best.OutsideCorpus, n, len(r.Candidates))
+	case r.Best != nil && r.Best.OutsideCorpus != nil:
+		cv := r.Best.OutsideCorpus
+		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json), the chosen one (%s) among them:\n  %s\n  %s",
+			n, len(r.Candidates), r.Best.Name, strings.Join(cv.Unmeasured, "\n  "), cv.Expect)
 	case n > 0:
-		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json): expect larger errors than the fidelity scoreboard (docs/fidelity.md) for them", n, len(r.Candidates))
+		return fmt.Sprintf("%d of %d candidates lie outside the fidelity corpus (outside_corpus in -o json); for them %s", n, len(r.Candidates), first.Expect)
 	}
 	return ""
 }

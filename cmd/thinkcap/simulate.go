@@ -113,8 +113,11 @@ func runSimulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err := results.close(); err != nil {
 		return err
 	}
-	for _, why := range run.OutsideCorpus {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: expect larger errors than the fidelity scoreboard (docs/fidelity.md)\n", why)
+	if cv := run.Summary.OutsideCorpus; cv != nil {
+		for _, why := range cv.Unmeasured {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", why)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", cv.Expect)
 	}
 	if o.timelinePath != "" {
 		if err := outfile.Write(o.timelinePath, func(f *bufio.Writer) error { return sim.WriteTimelineCSV(f, run.Timeline) }); err != nil {
