@@ -37,15 +37,19 @@ fidelity:
 	mv docs/fidelity-scoreboard.md.tmp docs/fidelity-scoreboard.md
 
 # The CLI reference (docs/cli), one page per command, generated from the
-# commands themselves; TestCLIReferenceIsCurrent fails when it is stale.
+# commands themselves, and the README's step-fit tables, from the embedded
+# step fit; TestCLIReferenceIsCurrent and TestStepFitTablesAreCurrent fail
+# when they are stale.
 docs:
-	$(GO) run ./cmd/thinkcap gendocs docs/cli
+	$(GO) run ./cmd/thinkcap gendocs --readme README.md docs/cli
 
 # Refit the step-time coefficients per GPU generation on the corpus, then the
-# model error (the intervals' model part) with them (minutes).
+# model error (the intervals' model part) with them, and the README's step-fit
+# tables (minutes).
 refit:
 	$(GO) run ./cmd/thinkcap calibrate --corpus testdata/measured --out profiles/data/step-fit.yaml
 	$(GO) run ./cmd/thinkcap fidelity --corpus testdata/measured --model-error profiles/data/model-error.yaml > /dev/null
+	$(GO) run ./cmd/thinkcap gendocs --readme README.md docs/cli
 
 # Longer fuzzing of every parser (not part of `make test`).
 FUZZTIME ?= 30s

@@ -124,12 +124,12 @@ func (c *Catalog) measured(g *GPU, fit *StepFit) *Measured {
 	for _, gen := range slices.Sorted(maps.Keys(c.StepFits)) {
 		all = append(all, c.StepFits[gen].Coverage...)
 	}
-	m.Families = union(all).Families
+	m.Families = Union(all).Families
 	if fit.Generation == FallbackGeneration {
-		m.Fit = union(all)
+		m.Fit = Union(all)
 		return m
 	}
-	m.Fit = union(fit.Coverage)
+	m.Fit = Union(fit.Coverage)
 	for i := range fit.Coverage {
 		if strings.EqualFold(fit.Coverage[i].GPU, g.Name) {
 			own := fit.Coverage[i]
@@ -139,8 +139,8 @@ func (c *Catalog) measured(g *GPU, fit *StepFit) *Measured {
 	return m
 }
 
-// union is what the coverages span together (GPU empty).
-func union(covs []Coverage) Coverage {
+// Union is what the coverages span together (GPU empty).
+func Union(covs []Coverage) Coverage {
 	var u Coverage
 	for _, c := range covs {
 		u.Points += c.Points

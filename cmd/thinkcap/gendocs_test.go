@@ -48,3 +48,24 @@ func mdFiles(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestStepFitTablesAreCurrent: the README's step-fit tables are what
+// `make docs` writes from the embedded step fit; a refit without
+// regenerating them fails here.
+func TestStepFitTablesAreCurrent(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, _, ok := readmeStepFitBlock(string(data))
+	if !ok {
+		t.Fatal("README.md has no step-fit tables between their markers")
+	}
+	want, err := stepFitTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have != want {
+		t.Error("README.md's step-fit tables are stale (run make docs)")
+	}
+}
