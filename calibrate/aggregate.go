@@ -79,8 +79,8 @@ func Pairs(m, p *Aggregates) map[string]Pair {
 // fit to aggregates: TPOT and throughput are the engine's steady state,
 // what sizing rests on; TTFT adds the API server and the queue at the
 // start of a closed loop, noisier in the sources, so it counts three
-// quarters (a measurement's flagged spikes and prefix-cache hits are left
-// out of its Aggregates).
+// quarters (a TTFT served from the prefix cache, which the replay cannot
+// know of, is left out of its Aggregates: fidelity's exclusion rules).
 //
 // A saturated throughput counts twice a TPOT: only a seventh of the
 // corpus's points measure one (closed loops and bursts that report it),

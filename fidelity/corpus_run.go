@@ -2,10 +2,10 @@ package fidelity
 
 import (
 	"fmt"
-	"github.com/thinkcap/thinkcap/calibrate"
 	"runtime"
 	"strings"
 
+	"github.com/thinkcap/thinkcap/calibrate"
 	"github.com/thinkcap/thinkcap/profiles"
 	"github.com/thinkcap/thinkcap/sim"
 )
@@ -22,37 +22,56 @@ type Point struct {
 	CV         map[string]Pair // predicted by coefficients fitted without the deployment
 	CVFamily   map[string]Pair // ... without any point of the model's family (profiles.Model.Lineage)
 	CVSource   map[string]Pair // ... without any point of the record's source
-	cfg        sim.Config
+	// Held are the pairs of the metrics an exclusion rule leaves out
+	// (exclusion): not scored, but kept to say what counting them gives.
+	Held map[string]Pair
+	cfg  sim.Config
 }
 
 // excluded says why a metric of the point is left out of the fit and the
-// scoreboard ("" when it is not): a TTFT the source flags as a
-// measurement spike, or one faster than the GPUs can compute (cacheHit).
+// scoreboard ("" when it is not), in the point's own figures.
 func (p *Point) excluded(metric string) string {
+	_, why := p.exclusion(metric)
+	return why
+}
+
+// exclusion is the rule (RuleBelowFloor, RuleTestRunCached: the
+// metric-exclusion rules of exclusion.go) that leaves a metric of the
+// point out of the fit and the scoreboard, and why in the point's own
+// figures; both "" when none does. Only a TTFT is ever left out, and only
+// when it cannot have been computed by the replayed deployment: a rule
+// here must rest on a physical floor or on what the source itself says
+// or ran, never on how far the prediction is from the measurement. (A
+// TTFT is not left out for being far from its sweep's neighbours: a
+// curator's outlier flag is not the source's word, and a spike measured
+// is a spike a user may meet.)
+func (p *Point) exclusion(metric string) (rule, why string) {
 	if metric != MetricTTFT {
-		return ""
-	}
-	if strings.Contains(strings.ToLower(p.Record.Notes), "spike") {
-		return "TTFT spike flagged by the source"
+		return "", ""
 	}
 	return p.cacheHit()
 }
 
 // cacheHit says why the point's TTFT must have come from the prefix cache
-// ("" when it need not have): it is below the prefill's compute floor
-// (sim.PrefillFloorSeconds) for the shortest prompt, and, for a burst of
-// N prompts sent at once, below (N+1)/2 floors, the least mean when each
-// prompt's prefill waits for the ones computed before it. A record that
-// declares its shared prefix or repeated prompts is replayed with them and
-// is not judged here. Such a TTFT measures a cache the replay cannot know
-// of (a server that kept the same seeded prompts from an earlier run).
-func (p *Point) cacheHit() string {
+// ("" when it need not have), by one of two rules. RuleBelowFloor, a
+// physical floor: the TTFT is below the prefill's compute floor
+// (sim.PrefillFloorSeconds: the linear layers' FLOPs at the tensor cores'
+// peak) for the shortest prompt, and, for a burst of N prompts sent at
+// once, below (N+1)/2 floors, the least mean when each prompt's prefill
+// waits for the ones computed before it. RuleTestRunCached, what the
+// source's client ran: a run of one prompt by a client that first sends
+// that same prompt as its initial test run, with prefix caching on. A
+// record that declares its shared prefix or repeated prompts is replayed
+// with them and is not judged here. Such a TTFT measures a cache the
+// replay cannot know of (a server that kept the same seeded prompts from
+// an earlier run).
+func (p *Point) cacheHit() (rule, why string) {
 	r := p.Record
 	if p.Skip != "" || r.Workload.PrefixLen > 0 || r.Workload.DistinctPrompts > 0 {
-		return ""
+		return "", ""
 	}
 	if r.Workload.NumPrompts == 1 && sendsTestRun(r.Workload.Client) && !p.cfg.DisablePrefixCaching {
-		return "a single prompt the client had sent before as its initial test run: served from the prefix cache"
+		return RuleTestRunCached, "a single prompt the client had sent before as its initial test run: served from the prefix cache"
 	}
 	ttft := r.Measured.TTFT.Mean
 	if ttft <= 0 {
@@ -63,16 +82,16 @@ func (p *Point) cacheHit() string {
 		in = meanLen(r.Workload.InputLen)
 	}
 	if ttft <= 0 || in <= 0 {
-		return ""
+		return "", ""
 	}
 	floor := sim.PrefillFloorSeconds(&p.cfg, in) * 1e3
 	if r.RequestRate < 0 && r.Workload.NumPrompts > 1 {
 		floor *= float64(r.Workload.NumPrompts+1) / 2
 	}
 	if ttft >= floor {
-		return ""
+		return "", ""
 	}
-	return fmt.Sprintf("TTFT %.0f ms below the prefill's compute floor of %.0f ms: prompts from the prefix cache", ttft, floor)
+	return RuleBelowFloor, fmt.Sprintf("TTFT %.0f ms below the prefill's compute floor of %.0f ms: prompts from the prefix cache", ttft, floor)
 }
 
 // sendsTestRun reports whether a client sends its first prompt once

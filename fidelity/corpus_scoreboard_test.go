@@ -16,28 +16,68 @@ import (
 // (calibrate.AggregateWeights, which cost TTFT 0.3 points). The
 // other targets are looser than these bounds (TPOT 10 % overall and 15 %
 // in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
-// 15 %); docs/fidelity.md says which are met.
+// 15 %); docs/fidelity.md says which are met. The family-out and
+// source-out errors, the error counting the excluded TTFTs, the bias and
+// the optimistic share are ceilings at the figures reached plus half a
+// point (a point for the bias): a change that drops hard points, or
+// makes the model worse where the corpus has no twin, fails here.
 var corpusBounds = struct {
-	mape, cv map[string]float64
-	regime   float64 // TPOT in any row with 20 points or more (GPU, source, weights too)
+	mape, cv, cvFamily, cvSource, countingExcluded map[string]float64
+	// bias bounds |median signed error| overall per metric.
+	bias       map[string]float64
+	optimistic float64
+	regime     float64 // TPOT in any row with 20 points or more (GPU, source, weights too)
 	// issueRegime is the target for TPOT in every regime of its
 	// kinds (concurrency, phase, architecture, TP) with 20 points or more:
 	// met since the grouped GEMMs' partial overlap (concurrency >= 256 14.5%).
 	issueRegime float64
+	// regimeBias bounds |bias| of TPOT and throughput in every regime of
+	// those kinds with 20 points or more of the metric (the issue's
+	// target is 5 %; concurrency 33-63 and 256+ are at -7.1 % on TPOT,
+	// TP 2 at +5.1 % on throughput).
+	regimeBias map[string]float64
 }{
-	mape:        map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.170, MetricThroughput: 0.100},
-	cv:          map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.198},
-	regime:      0.18,
-	issueRegime: 0.15,
+	mape:             map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.174, MetricThroughput: 0.100},
+	cv:               map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.202, MetricThroughput: 0.132},
+	cvFamily:         map[string]float64{MetricTPOT: 0.245, MetricTTFT: 0.302, MetricThroughput: 0.247},
+	cvSource:         map[string]float64{MetricTPOT: 0.238, MetricTTFT: 0.318, MetricThroughput: 0.253},
+	countingExcluded: map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.213, MetricThroughput: 0.100},
+	bias:             map[string]float64{MetricTPOT: 0.015, MetricTTFT: 0.060, MetricThroughput: 0.024},
+	optimistic:       0.100,
+	regime:           0.18,
+	issueRegime:      0.15,
+	regimeBias:       map[string]float64{MetricTPOT: 0.081, MetricThroughput: 0.061},
 }
+
+// corpusReplayed and corpusExcluded pin what the scoreboard counts: the
+// records read and replayed, and every record or metric left out, by
+// rule (Exclusion). A point can leave the scoreboard only by a change
+// that edits this table, in review. A change that resolves more models
+// or adds records updates it with the new counts.
+var (
+	corpusRecords, corpusReplayed = 3028, 1943
+	corpusExcluded                = map[[2]string]int{
+		{MetricRecord, RuleNoModel}:         1059,
+		{MetricRecord, RuleDataParallel}:    24,
+		{MetricRecord, RuleCapacity}:        1,
+		{MetricRecord, RuleNoGPU}:           1,
+		{MetricTPOT, RuleNotMeasured}:       26,
+		{MetricTTFT, RuleNotMeasured}:       20,
+		{MetricTTFT, RuleBelowFloor}:        9,
+		{MetricTTFT, RuleTestRunCached}:     5,
+		{MetricThroughput, RuleNotMeasured}: 1652,
+		{MetricThroughput, RuleUnsaturated}: 19,
+	}
+)
 
 // issueRegimeKinds are the regime kinds the TPOT target covers.
 var issueRegimeKinds = []string{"concurrency", "phase", "architecture", "tp"}
 
 // TestCorpusScoreboard replays the measurement corpus (testdata/measured)
-// with the embedded profiles: the corpus is as large and as varied as the
-// issue asks (400 points, 3 sources, 3 GPUs, dense and MoE, TP 1 to 8,
-// concurrency 1 to 256 and more), and the errors stay within the bounds.
+// with the embedded profiles: the records replayed and every exclusion are
+// the ones pinned (corpusExcluded), the corpus is varied (3 sources or
+// more, 3 GPUs, dense and MoE, TP 1 to 8, concurrency 1 to 256 and more),
+// and the errors stay within the bounds.
 func TestCorpusScoreboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the whole corpus")
@@ -50,9 +90,11 @@ func TestCorpusScoreboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sb.Points < 400 || sb.Sources < 3 {
-		t.Errorf("%d points from %d sources replayed; want 400 from 3", sb.Points, sb.Sources)
+	if sb.Records != corpusRecords || sb.Points != corpusReplayed || sb.Sources < 3 {
+		t.Errorf("%d of %d records replayed from %d sources; want %d of %d from 3 or more (corpusReplayed)",
+			sb.Points, sb.Records, sb.Sources, corpusReplayed, corpusRecords)
 	}
+	checkExcluded(t, sb)
 	regime := map[string][]string{}
 	for _, r := range sb.Regimes {
 		regime[r.Kind] = append(regime[r.Kind], r.Name)
@@ -75,15 +117,35 @@ func TestCorpusScoreboard(t *testing.T) {
 			t.Errorf("%s: corpus MAPE %.1f%%, above the %.1f%% reached", m, 100*sb.MAPE[m], 100*bound)
 		}
 	}
-	for m, bound := range corpusBounds.cv {
-		if sb.CVMAPE[m] > bound {
-			t.Errorf("%s: cross-validated MAPE %.1f%%, above the %.1f%% reached", m, 100*sb.CVMAPE[m], 100*bound)
+	for _, c := range []struct {
+		what   string
+		got    map[string]float64
+		bounds map[string]float64
+	}{
+		{"cross-validated MAPE", sb.CVMAPE, corpusBounds.cv},
+		{"family-out MAPE", sb.CVFamilyMAPE, corpusBounds.cvFamily},
+		{"source-out MAPE", sb.CVSourceMAPE, corpusBounds.cvSource},
+		{"MAPE counting the excluded figures", sb.MAPECountingExcluded, corpusBounds.countingExcluded},
+	} {
+		for m, bound := range c.bounds {
+			if v, ok := c.got[m]; !ok || v > bound {
+				t.Errorf("%s: %s %.1f%%, above the %.1f%% reached", m, c.what, 100*v, 100*bound)
+			}
 		}
+	}
+	for m, bound := range corpusBounds.bias {
+		if v, ok := sb.Bias[m]; !ok || math.Abs(v) > bound {
+			t.Errorf("%s: bias %+.1f%%, beyond ±%.1f%%", m, 100*v, 100*bound)
+		}
+	}
+	if sb.OptimisticShare > corpusBounds.optimistic {
+		t.Errorf("optimistic share %.1f%%, above %.1f%%", 100*sb.OptimisticShare, 100*corpusBounds.optimistic)
 	}
 	checkCoverage(t, sb, cat)
 	var lines []string
 	for _, r := range sb.Regimes {
-		lines = append(lines, r.Kind+" "+r.Name+": TPOT "+pct(r.MAPE, MetricTPOT)+", cv "+pct(r.CVMAPE, MetricTPOT))
+		lines = append(lines, r.Kind+" "+r.Name+": TPOT "+pct(r.MAPE, MetricTPOT)+", cv "+pct(r.CVMAPE, MetricTPOT)+
+			", family-out "+pct(r.CVFamilyMAPE, MetricTPOT)+", bias "+signedPct(r.Bias, MetricTPOT)+"; throughput bias "+signedPct(r.Bias, MetricThroughput))
 		bound := corpusBounds.regime
 		if slices.Contains(issueRegimeKinds, r.Kind) {
 			bound = corpusBounds.issueRegime
@@ -91,9 +153,57 @@ func TestCorpusScoreboard(t *testing.T) {
 		if r.N[MetricTPOT] >= 20 && r.MAPE[MetricTPOT] > bound {
 			t.Errorf("%s %s (%d points): TPOT MAPE %.1f%%, above %.0f%%", r.Kind, r.Name, r.N[MetricTPOT], 100*r.MAPE[MetricTPOT], 100*bound)
 		}
+		for m, bound := range corpusBounds.regimeBias {
+			if slices.Contains(issueRegimeKinds, r.Kind) && r.N[m] >= 20 && math.Abs(r.Bias[m]) > bound {
+				t.Errorf("%s %s (%d points): %s bias %+.1f%%, beyond ±%.1f%%", r.Kind, r.Name, r.N[m], m, 100*r.Bias[m], 100*bound)
+			}
+		}
 	}
-	t.Logf("corpus: %d of %d records replayed, %d sources; MAPE %v, cross-validated %v\n%s",
-		sb.Points, sb.Records, sb.Sources, sb.MAPE, sb.CVMAPE, strings.Join(lines, "\n"))
+	t.Logf("corpus: %d of %d records replayed, %d sources; MAPE %v, cross-validated %v, family-out %v, source-out %v, counting the excluded %v; bias %v, optimistic %.3f\n%s",
+		sb.Points, sb.Records, sb.Sources, sb.MAPE, sb.CVMAPE, sb.CVFamilyMAPE, sb.CVSourceMAPE, sb.MAPECountingExcluded, sb.Bias, sb.OptimisticShare, strings.Join(lines, "\n"))
+}
+
+// checkExcluded holds the scoreboard's exclusions to corpusExcluded, and
+// checks they account for every record and every metric of every point.
+func checkExcluded(t *testing.T, sb *Scoreboard) {
+	t.Helper()
+	got := map[[2]string]int{}
+	records, slots := 0, map[string]int{}
+	for _, e := range sb.Excluded {
+		got[[2]string{e.Metric, e.Rule}] = e.Count
+		if e.Reason == "" {
+			t.Errorf("%s %s: no reason", e.Metric, e.Rule)
+		}
+		if e.Metric == MetricRecord {
+			records += e.Count
+		} else {
+			slots[e.Metric] += e.Count
+		}
+	}
+	for k, n := range got {
+		if corpusExcluded[k] != n {
+			t.Errorf("%s left out by %s: %d, want %d (corpusExcluded)", k[0], k[1], n, corpusExcluded[k])
+		}
+	}
+	for k, n := range corpusExcluded {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s left out by %s: none, want %d (corpusExcluded)", k[0], k[1], n)
+		}
+	}
+	if records+sb.Points != sb.Records {
+		t.Errorf("%d records left out and %d replayed of %d read", records, sb.Points, sb.Records)
+	}
+	for _, m := range Metrics3 {
+		scored := 0
+		for _, r := range sb.Rows {
+			if _, ok := r.Metrics[m]; ok {
+				scored++
+			}
+		}
+		if scored+slots[m] != sb.Points {
+			t.Errorf("%s: %d scored and %d left out of %d points", m, scored, slots[m], sb.Points)
+		}
+	}
 }
 
 // checkCoverage holds the model intervals to their calibration target: on

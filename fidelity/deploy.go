@@ -42,11 +42,11 @@ func (r *Record) Deployment() string {
 func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	m, err := cat.Model(r.Model)
 	if err != nil {
-		return cfg, "no model profile for " + r.Model
+		return cfg, skipNoModel + r.Model
 	}
 	g, err := cat.GPU(r.GPU)
 	if err != nil {
-		return cfg, "no GPU profile for " + r.GPU
+		return cfg, skipNoGPU + r.GPU
 	}
 	q := strings.ToLower(r.Quantization)
 	switch q {
@@ -60,20 +60,20 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	case "fp8", "mxfp4", "nvfp4", "awq":
 	case "int4": // Kimi-K2's own checkpoint: the profile's INT4 experts
 		if m.ExpertWeightDtype != "int4" {
-			return cfg, "quantization int4 not modelled for " + r.Model
+			return cfg, skipQuantization + "int4 not modelled for " + r.Model
 		}
 		q = ""
 	default:
-		return cfg, "quantization " + r.Quantization + " not modelled"
+		return cfg, skipQuantization + r.Quantization + " not modelled"
 	}
 	if m.ExpertWeightDtype == "mxfp4" && q == "mxfp4" {
 		q = "" // gpt-oss ships its experts in mxfp4: the profile already says so
 	}
 	if r.DP > 1 {
-		return cfg, "data parallel not modelled in one replay"
+		return cfg, skipDataParallel + " not modelled in one replay"
 	}
 	if !r.ClosedLoop() && r.RequestRate == 0 {
-		return cfg, "no load"
+		return cfg, skipNoLoad
 	}
 	kv := strings.ToLower(r.KVCacheDtype)
 	if kv == "auto" || kv == "bf16" {
@@ -101,7 +101,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		cfg.KVCacheMemoryBytes = int64(e.AvailableKVGiB * (1 << 30))
 	}
 	if err := cfg.Resolve(); err != nil {
-		return cfg, "config: " + err.Error()
+		return cfg, skipConfig + err.Error()
 	}
 	if _, err := sim.ComputeCapacity(&cfg); err != nil {
 		// The source ran, so vLLM started: without a max_model_len of its
@@ -109,11 +109,11 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		// where it fitted the server's; the workload's longest request is
 		// what the replay needs.
 		if e.MaxModelLen > 0 {
-			return cfg, "the source ran it; thinkcap's " + err.Error()
+			return cfg, skipCapacity + err.Error()
 		}
 		cfg.MaxModelLen = longestRequest(r)
 		if _, err := sim.ComputeCapacity(&cfg); err != nil {
-			return cfg, "the source ran it; thinkcap's " + err.Error()
+			return cfg, skipCapacity + err.Error()
 		}
 	}
 	return cfg, ""

@@ -101,10 +101,12 @@ func (c *corpus) score(fit *calibrate.AggregateFit, groups []*calibrate.Group, f
 		for _, i := range g.Obs {
 			p, tr := c.points[points[i]], g.Traces[i]
 			p.Pred = tr.Pred
-			p.Pairs = map[string]Pair{}
+			p.Pairs, p.Held = map[string]Pair{}, map[string]Pair{}
 			for m, pr := range pairs(p.Record, &tr.Pred) {
 				if p.excluded(m) == "" {
 					p.Pairs[m] = pr
+				} else {
+					p.Held[m] = pr
 				}
 			}
 		}

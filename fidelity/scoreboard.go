@@ -33,14 +33,21 @@ type Scoreboard struct {
 	// measurement.
 	Bias            map[string]float64 `json:"bias"`
 	OptimisticShare float64            `json:"optimistic_share"`
-	Regimes         []Regime           `json:"regimes"`
+	// MAPECountingExcluded is MAPE with the figures an exclusion rule
+	// leaves out (Excluded's below-prefill-floor and test-run-cached)
+	// counted as well: what the rules take off the error.
+	MAPECountingExcluded map[string]float64 `json:"mape_counting_excluded"`
+	Regimes              []Regime           `json:"regimes"`
 	// Deployments are the per-deployment rows (model, GPU, TP,
 	// quantization, KV dtype).
-	Deployments []Regime           `json:"deployments"`
-	Skipped     []SkipReason       `json:"skipped"`
-	Fits        []profiles.StepFit `json:"fits,omitempty"`
-	Rows        []Row              `json:"rows"`
-	Notes       []string           `json:"notes,omitempty"`
+	Deployments []Regime     `json:"deployments"`
+	Skipped     []SkipReason `json:"skipped"`
+	// Excluded is every record not replayed and every metric of a
+	// replayed point not scored, counted by rule (Exclusion).
+	Excluded []Exclusion        `json:"excluded"`
+	Fits     []profiles.StepFit `json:"fits,omitempty"`
+	Rows     []Row              `json:"rows"`
+	Notes    []string           `json:"notes,omitempty"`
 	// ModelError is the cross-validated residuals' quantiles per metric
 	// and regime (what --model-error writes); Coverage is how often its
 	// intervals held the measured value, leave-one-deployment-out.
@@ -59,6 +66,12 @@ type Regime struct {
 	Points int                `json:"points"`
 	MAPE   map[string]float64 `json:"mape"`
 	CVMAPE map[string]float64 `json:"cv_mape"`
+	// CVFamilyMAPE and CVSourceMAPE are the slice's points predicted
+	// without their model family, or without their source; Bias is the
+	// median of predicted/measured - 1, in-sample.
+	CVFamilyMAPE map[string]float64 `json:"cv_family_mape"`
+	CVSourceMAPE map[string]float64 `json:"cv_source_mape"`
+	Bias         map[string]float64 `json:"bias"`
 	// N is how many points each metric's error is over.
 	N map[string]int `json:"n"`
 }
@@ -83,18 +96,19 @@ type Row struct {
 
 // RowValue is one metric of a row: the statistic compared, measured,
 // predicted, and predicted by the cross-validated coefficients (without
-// the deployment, its model's family, its source), each with its error.
+// the deployment, without the model family, without the source), each
+// with its error: which points make cv_mape, cv_family_mape and
+// cv_source_mape.
 type RowValue struct {
-	Statistic string   `json:"statistic,omitempty"`
-	Measured  float64  `json:"measured"`
-	Predicted float64  `json:"predicted"`
-	CV        *float64 `json:"cv,omitempty"`
-	Err       float64  `json:"err"`
-	CVErr     *float64 `json:"cv_err,omitempty"`
-	// CVFamilyErr and CVSourceErr are the errors of the family-out and
-	// source-out predictions: which points make cv_family_mape and
-	// cv_source_mape.
+	Statistic   string   `json:"statistic,omitempty"`
+	Measured    float64  `json:"measured"`
+	Predicted   float64  `json:"predicted"`
+	CV          *float64 `json:"cv,omitempty"`
+	Err         float64  `json:"err"`
+	CVErr       *float64 `json:"cv_err,omitempty"`
+	CVFamily    *float64 `json:"cv_family,omitempty"`
 	CVFamilyErr *float64 `json:"cv_family_err,omitempty"`
+	CVSource    *float64 `json:"cv_source,omitempty"`
 	CVSourceErr *float64 `json:"cv_source_err,omitempty"`
 }
 
@@ -171,6 +185,12 @@ func score(points []*Point) *Scoreboard {
 	sb.CVFamilyMAPE = meanAbsErr(replayed, func(p *Point) map[string]Pair { return p.CVFamily })
 	sb.CVSourceMAPE = meanAbsErr(replayed, func(p *Point) map[string]Pair { return p.CVSource })
 	sb.Bias, sb.OptimisticShare = biasOf(replayed)
+	sb.MAPECountingExcluded = meanAbsErr(replayed, func(p *Point) map[string]Pair {
+		all := maps.Clone(p.Pairs)
+		maps.Copy(all, p.Held)
+		return all
+	})
+	sb.Excluded = exclusionsOf(points)
 	for _, kind := range regimeKinds {
 		sb.Regimes = append(sb.Regimes, slicesOf(replayed, kind, func(p *Point) string { return p.regimeOf(kind) })...)
 	}
@@ -196,7 +216,11 @@ func slicesOf(points []*Point, kind string, name func(*Point) string) []Regime {
 	for _, n := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[n]
 		m, cv, cnt := errorsOf(g)
-		out = append(out, Regime{Kind: kind, Name: n, Points: len(g), MAPE: m, CVMAPE: cv, N: cnt})
+		bias, _ := biasOf(g)
+		out = append(out, Regime{Kind: kind, Name: n, Points: len(g), MAPE: m, CVMAPE: cv, N: cnt,
+			CVFamilyMAPE: meanAbsErr(g, func(p *Point) map[string]Pair { return p.CVFamily }),
+			CVSourceMAPE: meanAbsErr(g, func(p *Point) map[string]Pair { return p.CVSource }),
+			Bias:         bias})
 	}
 	if kind == "concurrency" {
 		order := []string{"1", "2-32", "33-63", "64-255", "256+"}
@@ -237,11 +261,9 @@ func rowOf(p *Point) Row {
 		Concurrency: p.load(), Metrics: map[string]RowValue{}}
 	for m, pr := range p.Pairs {
 		v := RowValue{Statistic: pr.Statistic, Measured: pr.Measured, Predicted: pr.Predicted, Err: pr.Err()}
-		if c, ok := p.CV[m]; ok {
-			pred, e := c.Predicted, c.Err()
-			v.CV, v.CVErr = &pred, &e
-		}
-		v.CVFamilyErr, v.CVSourceErr = errOf(p.CVFamily, m), errOf(p.CVSource, m)
+		v.CV, v.CVErr = heldOut(p.CV, m)
+		v.CVFamily, v.CVFamilyErr = heldOut(p.CVFamily, m)
+		v.CVSource, v.CVSourceErr = heldOut(p.CVSource, m)
 		row.Metrics[m] = v
 	}
 	for _, m := range Metrics3 {
@@ -255,14 +277,15 @@ func rowOf(p *Point) Row {
 	return row
 }
 
-// errOf is the error of metric m's pair in pairs, nil where it has none.
-func errOf(pairs map[string]Pair, m string) *float64 {
-	pr, ok := pairs[m]
+// heldOut is a cross-validation's prediction of the metric and its error,
+// nil when it has none.
+func heldOut(cv map[string]Pair, metric string) (pred, err *float64) {
+	c, ok := cv[metric]
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	e := pr.Err()
-	return &e
+	p, e := c.Predicted, c.Err()
+	return &p, &e
 }
 
 // meanAbsErr is the mean absolute relative error per metric of the pairs

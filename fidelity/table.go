@@ -19,7 +19,7 @@ var metricLabels = map[string]string{MetricTPOT: "TPOT/ITL", MetricTTFT: "TTFT",
 func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	fmt.Fprintf(w, "thinkcap fidelity: %d of %d corpus records replayed, from %d sources; errors are mean absolute relative errors,\n",
 		sb.Points, sb.Records, sb.Sources)
-	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it (cv family: without its model family;\n")
+	fmt.Fprintf(w, "cross-validated (cv): each deployment predicted by coefficients fitted without it (cv family, fam.: without its model family;\n")
 	fmt.Fprintf(w, "cv source: without its source); bias: median of predicted/measured - 1\n\n")
 	t := report.NewLabeledTable(w, 1, overallHeader...)
 	for _, row := range overallRows(sb) {
@@ -31,6 +31,7 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 		return err
 	}
 	fmt.Fprintln(w, optimisticLine(sb))
+	fmt.Fprintln(w, countingExcludedLine(sb))
 	fmt.Fprintln(w)
 	if err := writeRegimes(w, "regime", sb.Regimes); err != nil {
 		return err
@@ -48,6 +49,18 @@ func WriteTable(w io.Writer, sb *Scoreboard, rows bool) error {
 	if len(sb.Fits) > 0 {
 		fmt.Fprintln(w)
 		if err := writeFits(w, sb); err != nil {
+			return err
+		}
+	}
+	if len(sb.Excluded) > 0 {
+		fmt.Fprintln(w)
+		t := report.NewLabeledTable(w, 2, excludedHeader...)
+		for _, row := range excludedRows(sb) {
+			if err := t.Append(row); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
 			return err
 		}
 	}
@@ -116,10 +129,15 @@ func writeRegimes(w io.Writer, label string, rs []Regime) error {
 	return t.Render()
 }
 
-// regimeHeader and regimeRow are one slice of the corpus's errors, in-sample
-// and cross-validated, per metric.
+// regimeHeader and regimeRow are one slice of the corpus's errors per
+// metric: in-sample, cross-validated leave-one-deployment-out (cv) and
+// leave-one-model-family-out (fam.), and the bias.
 func regimeHeader(label string) []string {
-	return []string{label, "", "points", "TPOT", "TPOT cv", "TTFT", "TTFT cv", "throughput", "thr. cv"}
+	h := []string{label, "", "points"}
+	for _, m := range []string{"TPOT", "TTFT", "thr."} {
+		h = append(h, m, m+" cv", m+" fam.", m+" bias")
+	}
+	return h
 }
 
 func regimeRow(label string, r Regime) []string {
@@ -127,9 +145,33 @@ func regimeRow(label string, r Regime) []string {
 	if label == "deployment" {
 		kind = ""
 	}
-	return []string{kind, r.Name, fmt.Sprint(r.Points),
-		pct(r.MAPE, MetricTPOT), pct(r.CVMAPE, MetricTPOT), pct(r.MAPE, MetricTTFT), pct(r.CVMAPE, MetricTTFT),
-		pct(r.MAPE, MetricThroughput), pct(r.CVMAPE, MetricThroughput)}
+	row := []string{kind, r.Name, fmt.Sprint(r.Points)}
+	for _, m := range Metrics3 {
+		row = append(row, pct(r.MAPE, m), pct(r.CVMAPE, m), pct(r.CVFamilyMAPE, m), signedPct(r.Bias, m))
+	}
+	return row
+}
+
+// excludedHeader and excludedRows are what the scoreboard does not score,
+// by rule: records not replayed, then metrics of replayed points.
+var excludedHeader = []string{"not scored", "rule", "count", "why"}
+
+func excludedRows(sb *Scoreboard) [][]string {
+	rows := make([][]string, len(sb.Excluded))
+	for i, e := range sb.Excluded {
+		what := metricLabels[e.Metric]
+		if e.Metric == MetricRecord {
+			what = "record"
+		}
+		rows[i] = []string{what, e.Rule, fmt.Sprint(e.Count), e.Reason}
+	}
+	return rows
+}
+
+// countingExcludedLine is the errors with the excluded figures counted.
+func countingExcludedLine(sb *Scoreboard) string {
+	return fmt.Sprintf("counting the TTFTs the exclusion rules leave out: TPOT/ITL %s, TTFT %s, throughput %s",
+		pct(sb.MAPECountingExcluded, MetricTPOT), pct(sb.MAPECountingExcluded, MetricTTFT), pct(sb.MAPECountingExcluded, MetricThroughput))
 }
 
 func writeFits(w io.Writer, sb *Scoreboard) error {
