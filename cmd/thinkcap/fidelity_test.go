@@ -11,7 +11,9 @@ import (
 const miniCorpus = "testdata/measured-mini"
 
 // TestFidelityCommand: the scoreboard of a small corpus as JSON has the
-// keys docs/fidelity.md names, one row a point, errors as fractions; a plot is
+// keys docs/fidelity.md names, one row a point with its cross-validated
+// predictions, every metric not scored counted in
+// excluded, errors as fractions; a plot is
 // written; a bad corpus exits 2 naming its file and line.
 func TestFidelityCommand(t *testing.T) {
 	plot := filepath.Join(t.TempDir(), "f.png")
@@ -26,7 +28,15 @@ func TestFidelityCommand(t *testing.T) {
 		Regimes         []map[string]any
 		Rows            []struct {
 			ID      string
-			Metrics map[string]struct{ Measured, Predicted, Err float64 }
+			Metrics map[string]struct {
+				Measured, Predicted, Err float64
+				CVFamily                 *float64 `json:"cv_family"`
+				CVSource                 *float64 `json:"cv_source"`
+			}
+		}
+		Excluded []struct {
+			Metric, Rule, Reason string
+			Count                int
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &sb); err != nil {
@@ -47,6 +57,30 @@ func TestFidelityCommand(t *testing.T) {
 		tp := r.Metrics["tpot"]
 		if tp.Measured <= 0 || tp.Predicted <= 0 || tp.Err != (tp.Predicted-tp.Measured)/tp.Measured {
 			t.Errorf("%s: tpot %+v", r.ID, tp)
+		}
+		// Two model families, one source: nothing is left to fit a
+		// source-out prediction on.
+		if tp.CVFamily == nil || tp.CVSource != nil {
+			t.Errorf("%s: tpot family-out %v, source-out %v; want one and none", r.ID, tp.CVFamily, tp.CVSource)
+		}
+	}
+	// Every metric of every point is scored or counted in excluded.
+	left := map[string]int{}
+	for _, e := range sb.Excluded {
+		if e.Rule == "" || e.Reason == "" || e.Count <= 0 {
+			t.Errorf("excluded %+v: want a rule, a reason and a count", e)
+		}
+		left[e.Metric] += e.Count
+	}
+	for _, m := range []string{"tpot", "ttft", "throughput"} {
+		scored := 0
+		for _, r := range sb.Rows {
+			if _, ok := r.Metrics[m]; ok {
+				scored++
+			}
+		}
+		if scored+left[m] != sb.Points {
+			t.Errorf("%s: %d scored and %d excluded of %d points", m, scored, left[m], sb.Points)
 		}
 	}
 	if info, err := os.Stat(plot); err != nil || info.Size() < 1000 {
