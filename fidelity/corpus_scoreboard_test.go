@@ -21,6 +21,11 @@ import (
 // the optimistic share are ceilings at the figures reached plus half a
 // point (a point for the bias): a change that drops hard points, or
 // makes the model worse where the corpus has no twin, fails here.
+//
+// A change that adds records or resolves more models (new points, often
+// out of sample) may move these bounds to the figures it reaches, and must
+// say in its message the figures on the old points and on the new ones; a
+// change to the model or the fit may only lower them.
 var corpusBounds = struct {
 	mape, cv, cvFamily, cvSource, countingExcluded map[string]float64
 	// bias bounds |median signed error| overall per metric.
