@@ -89,6 +89,9 @@ type Config struct {
 	// VLLMVersion is the vLLM release the capacity was computed for (a
 	// simulation's --vllm-version), so that verify compares like with like.
 	VLLMVersion string `json:"vllm_version,omitempty"`
+	// Kernels names the GEMM kernels a simulation priced the linear
+	// layers and routed experts with ("linear … / experts …": sim.Kernels).
+	Kernels string `json:"kernels,omitempty"`
 }
 
 // Capacity is the KV-cache capacity of one replica, as vLLM logs it.

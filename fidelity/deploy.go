@@ -93,6 +93,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	if offlineClient(r.Workload.Client) {
 		cfg.EntryPoint = "llm"
 	}
+	cfg.Env = e.Env // the kernels it selects (sim/kernels.go)
 	if e.AsyncScheduling != nil {
 		async := *e.AsyncScheduling
 		cfg.AsyncScheduling = &async

@@ -96,7 +96,14 @@ func writeDeployment(w io.Writer, s *analysis.Summary) error {
 		{"KV bytes per token", withUnit(positive(k.KVBytesPerToken), "B")},
 		{"max concurrency", maxConcurrency},
 	}
-	return writePairs(w, "deployment", deployment, "per replica", perReplica, tw.AlignLeft)
+	if err := writePairs(w, "deployment", deployment, "per replica", perReplica, tw.AlignLeft); err != nil {
+		return err
+	}
+	if c.Kernels != "" {
+		_, err := fmt.Fprintf(w, "kernels: %s\n", c.Kernels)
+		return err
+	}
+	return nil
 }
 
 // writeRun prints what happened to the requests next to the throughput.

@@ -49,6 +49,11 @@ type Config struct {
 	// which has no API server, only its tokenizer (frontend.go).
 	EntryPoint string
 
+	// Env is the server's environment variables that select kernels
+	// (VLLM_MXFP4_USE_MARLIN=1, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1, …:
+	// kernels.go); nil takes each release's defaults.
+	Env map[string]string
+
 	Speculative *SpeculativeConfig // --speculative-config; nil when off
 	// DraftModel is the profile of Speculative.Model for method draft_model.
 	DraftModel *profiles.Model

@@ -32,6 +32,7 @@ const (
 	mxfp4Triton              // triton_kernels with the Hopper value layout
 	mxfp4FlashInfer
 	mxfp4ROCm
+	mxfp4FlashInferCUTLASS // FlashInfer's CUTLASS MoE: MXFP4×MXFP8 on SM100, ×BF16 on SM90
 )
 
 // tritonKernelsSince is the release from which vLLM's images carry the
@@ -56,7 +57,7 @@ var tritonKernelsSince = VLLMVersion{0, 10, 2}
 
 // String is the backend as vLLM's log names it.
 func (b mxfp4Backend) String() string {
-	return [...]string{"Marlin", "Triton", "FlashInfer", "ROCm Triton"}[b]
+	return [...]string{"Marlin", "Triton", "FlashInfer", "ROCm Triton", "FlashInfer CUTLASS"}[b]
 }
 
 // hasMXFP4Experts reports whether c's model has routed experts in MXFP4.
@@ -73,16 +74,26 @@ func mxfp4BackendName(c *Config) string {
 	return mxfp4BackendFor(c).String()
 }
 
-// mxfp4BackendFor is the backend vLLM picks for c's GPU and release.
+// mxfp4BackendFor is the backend vLLM picks for c's GPU, release and
+// environment (get_mxfp4_backend: VLLM_MXFP4_USE_MARLIN forces Marlin on
+// Hopper; VLLM_USE_FLASHINFER_MOE_MXFP4_BF16 there and
+// VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS on Blackwell take
+// FlashInfer's CUTLASS MoE, whose padding is 128 both ways).
 func mxfp4BackendFor(c *Config) mxfp4Backend {
 	v := c.release()
 	switch c.GPU.Generation {
 	case "blackwell":
+		if c.envOn("VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS") {
+			return mxfp4FlashInferCUTLASS
+		}
 		return mxfp4FlashInfer
 	case "cdna3":
 		return mxfp4ROCm
 	case "hopper":
-		if v.Before(tritonKernelsSince) {
+		switch {
+		case c.envOn("VLLM_USE_FLASHINFER_MOE_MXFP4_BF16"):
+			return mxfp4FlashInferCUTLASS
+		case c.envOn("VLLM_MXFP4_USE_MARLIN") || v.Before(tritonKernelsSince):
 			return mxfp4Marlin
 		}
 		return mxfp4Triton
@@ -113,6 +124,8 @@ func expertStorageFactor(c *Config) float64 {
 		return both(256)
 	case mxfp4ROCm:
 		return both(128) // mxfp4_utils.py get_padding_alignment: 128 (256 on gfx950)
+	case mxfp4FlashInferCUTLASS:
+		return both(128)
 	}
 	// Triton on Hopper. gate_up is hidden × 2·intermediate quantised along
 	// hidden, down is intermediate × hidden quantised along intermediate;

@@ -151,7 +151,8 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	h, vocab := float64(m.HiddenSize), float64(m.VocabSize)
 	bw := g.MemoryBandwidthGBps * 1e9
 	bf16 := g.BF16TFLOPS * 1e12
-	linPeak := linearPeak(linearDtype(c), g)
+	linK, expK := linearKernel(c), expertKernel(c) // kernels.go
+	linPeak := kernelPeak(linK.rate, g)
 	bLin, bExp := dtypeBytes(linearDtype(c)), dtypeBytes(expertDtype(c))
 
 	s := &StepModel{
@@ -186,7 +187,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	case m.IsMoE():
 		s.touched = expertsTouchedTable(m.NumExperts, m.ExpertsPerToken, c.MaxNumBatchedTokens)
 	}
-	linEff := k.ComputeEfficiency
+	linEff := k.ComputeEfficiency * linK.efficiency
 	if c.BlockFP8Linear() && k.BlockFP8ComputeEfficiency > 0 {
 		linEff = k.BlockFP8ComputeEfficiency
 	}
@@ -194,7 +195,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	if expertEff <= 0 {
 		expertEff = k.ComputeEfficiency
 	}
-	s.expertNsPerToken = 2 * float64(p.moeLayers*m.ExpertsPerToken) * p.expert / tp / (linearPeak(expertDtype(c), g) * expertEff) * 1e9
+	s.expertNsPerToken = 2 * float64(p.moeLayers*m.ExpertsPerToken) * p.expert / tp / (kernelPeak(expK.rate, g) * expertEff) * 1e9
 	s.lmHeadNsPerToken = 2 * vocab * h / tp / (bf16 * k.ComputeEfficiency) * 1e9
 	pair := attnFLOPsPerPair(m) / tp / (bf16 * attentionEfficiency(c)) * 1e9
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)

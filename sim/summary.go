@@ -22,6 +22,7 @@ func (rep *Report) Summary() analysis.Summary {
 		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
 		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
 		Speculative: speculativeString(c.Speculative), VLLMVersion: c.VLLMVersion,
+		Kernels: c.Kernels().String(),
 	}
 	s.Capacity = rep.Capacity.Summary()
 	q := rep.ITL
