@@ -115,12 +115,13 @@ func TestFamilyHeldOut(t *testing.T) {
 				f, 100*fam, 100*src, 100*atOther[f], 100*dep)
 		}
 	}
-	// The fit written (calibrate --corpus) names both families in its
-	// coverage, what simulate and size judge a model by, and the errors
+	// The fit written (calibrate --corpus) names both families and the
+	// kernel they ran in its coverage, what simulate and size judge a
+	// deployment by, and the errors
 	// held out by family, what they quote for one the corpus lacks.
 	f := c.fitOf(groups[0])
-	if len(f.Coverage) != 1 || !slices.Equal(f.Coverage[0].Families, []string{"llama-3", "qwen3"}) {
-		t.Errorf("coverage %+v, want one GPU with families llama-3 and qwen3", f.Coverage)
+	if len(f.Coverage) != 1 || !slices.Equal(f.Coverage[0].Families, []string{"llama-3", "qwen3"}) || !slices.Equal(f.Coverage[0].Kernels, []string{"cuBLAS BF16"}) {
+		t.Errorf("coverage %+v, want one GPU with families llama-3 and qwen3, kernels cuBLAS BF16", f.Coverage)
 	}
 	if math.Abs(f.CVFamilyTPOT-famMean) > 1e-9 || f.CVFamilyThroughput != 0 {
 		t.Errorf("family-held-out TPOT %.4f, throughput %.4f; want %.4f (every point's TPOT) and none measured", f.CVFamilyTPOT, f.CVFamilyThroughput, famMean)

@@ -206,8 +206,8 @@ func (c *corpus) fitOf(g *calibrate.Group) profiles.StepFit {
 }
 
 // coverage is, per GPU of the points idx, what they span: the TP sizes,
-// dense or MoE, the weight formats, the model families and the largest
-// load.
+// dense or MoE, the weight formats, the model families, the GEMM kernels
+// and the largest load.
 func (c *corpus) coverage(idx []int) []profiles.Coverage {
 	by := map[string]*profiles.Coverage{}
 	for _, i := range idx {
@@ -230,6 +230,12 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 		if f := p.cfg.Model.Lineage(); !slices.Contains(cv.Families, f) {
 			cv.Families = append(cv.Families, f)
 		}
+		k := p.cfg.Kernels()
+		for _, name := range []string{k.Linear, k.Experts} {
+			if name != "" && !slices.Contains(cv.Kernels, name) {
+				cv.Kernels = append(cv.Kernels, name)
+			}
+		}
 		cv.MaxConcurrency = max(cv.MaxConcurrency, int(math.Round(p.load())))
 	}
 	var out []profiles.Coverage
@@ -239,6 +245,7 @@ func (c *corpus) coverage(idx []int) []profiles.Coverage {
 		slices.Sort(cv.Architectures)
 		slices.Sort(cv.Weights)
 		slices.Sort(cv.Families)
+		slices.Sort(cv.Kernels)
 		out = append(out, *cv)
 	}
 	return out

@@ -65,10 +65,10 @@ func WriteStepFitTables(w io.Writer, cat *profiles.Catalog) {
 			tp[i] = fmt.Sprint(n)
 		}
 		rows = append(rows, []string{g, strings.Join(gpus, ", "), fmt.Sprint(fit.Points), fmt.Sprint(fit.Deployments),
-			strings.Join(span.Families, ", "), strings.Join(span.Weights, ", "), strings.Join(tp, ", "), fmt.Sprint(span.MaxConcurrency),
+			strings.Join(span.Families, ", "), strings.Join(span.Weights, ", "), strings.Join(span.Kernels, ", "), strings.Join(tp, ", "), fmt.Sprint(span.MaxConcurrency),
 			percent(fit.CVTPOT), percent(fit.CVFamilyTPOT), percent(fit.CVFamilyThroughput)})
 	}
-	mdTable(w, []string{"generation", "GPUs (points)", "points", "deployments", "model families", "weights", "TP", "most in flight",
+	mdTable(w, []string{"generation", "GPUs (points)", "points", "deployments", "model families", "weights", "GEMM kernels", "TP", "most in flight",
 		"cv TPOT", "cv family TPOT", "cv family throughput"}, rows)
 	fmt.Fprintln(w, "\ncv: each deployment predicted by coefficients fitted without it; cv family: without any deployment of its model family.")
 }

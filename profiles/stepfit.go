@@ -148,9 +148,10 @@ func Union(covs []Coverage) Coverage {
 		u.Architectures = append(u.Architectures, c.Architectures...)
 		u.Weights = append(u.Weights, c.Weights...)
 		u.Families = append(u.Families, c.Families...)
+		u.Kernels = append(u.Kernels, c.Kernels...)
 		u.MaxConcurrency = max(u.MaxConcurrency, c.MaxConcurrency)
 	}
-	for _, s := range []*[]string{&u.Architectures, &u.Weights, &u.Families} {
+	for _, s := range []*[]string{&u.Architectures, &u.Weights, &u.Families, &u.Kernels} {
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
 	}
@@ -171,4 +172,7 @@ type Coverage struct {
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency"`
 	// Families are the model families (Model.Lineage) of the points.
 	Families []string `yaml:"families,flow,omitempty" json:"families,omitempty"`
+	// Kernels are the GEMM kernels the points ran, linear layers' and
+	// routed experts' (sim.Config.Kernels).
+	Kernels []string `yaml:"kernels,flow,omitempty" json:"kernels,omitempty"`
 }

@@ -41,12 +41,11 @@ const stepModelSource = "--step-model "
 // measurement behind (the coverage of its GPU's step fit in
 // profiles/data/step-fit.yaml), each a sentence, and the error to expect
 // from coefficients fitted on other deployments; nil when it lies inside,
-// or when --step-model gave the coefficients.
-// concurrency is the load per replica (0: not judged). The kernels a
-// GPU generation runs are shared by its GPUs, so the model family,
-// dense or MoE, weight format and load are judged against the generation's
-// points; the interconnect is the GPU's own, so TP is judged against its
-// own points.
+// or when --step-model gave the coefficients. concurrency is the load per
+// replica (0: not judged). The kernels a GPU generation runs are shared
+// by its GPUs, so the model family, dense or MoE, weight format, GEMM
+// kernels and load are judged against the generation's points; the
+// interconnect is the GPU's own, so TP is judged against its own points.
 func (c *Config) Caveats(concurrency int) *analysis.Caveats {
 	m := c.GPU.Measured
 	if m == nil && strings.HasPrefix(c.GPU.StepSource, stepModelSource) {
@@ -87,6 +86,9 @@ func (c *Config) Caveats(concurrency int) *analysis.Caveats {
 	if tp := max(c.TensorParallelSize, 1); m.Own != nil && !slices.Contains(m.Own.TP, tp) {
 		why = append(why, fmt.Sprintf("no measurement at TP %d on %s (measured: TP %s)", tp, c.GPU.Name, joinInts(m.Own.TP)))
 	}
+	for _, k := range c.kernelsUnmeasured(m) {
+		why = append(why, fmt.Sprintf("no measurement of the %s kernels on %s: they are priced at the fitted efficiency of others", k, on))
+	}
 	if concurrency > m.Fit.MaxConcurrency {
 		why = append(why, fmt.Sprintf("no measurement above %d requests in flight on %s (this deployment: %d)", m.Fit.MaxConcurrency, on, concurrency))
 	}
@@ -94,6 +96,24 @@ func (c *Config) Caveats(concurrency int) *analysis.Caveats {
 		return nil
 	}
 	return &analysis.Caveats{Unmeasured: why, Expect: expectation(m)}
+}
+
+// kernelsUnmeasured are the GEMM kernels of c (Kernels) that no point of
+// the fit ran, as its coverage records them; for a fit written before the
+// coverage named kernels, those the kernel table says no corpus point or
+// kernel measurement prices (UnmeasuredKernels).
+func (c *Config) kernelsUnmeasured(m *profiles.Measured) []string {
+	if len(m.Fit.Kernels) == 0 {
+		return c.UnmeasuredKernels()
+	}
+	var out []string
+	k := c.Kernels()
+	for _, name := range []string{k.Linear, k.Experts} {
+		if name != "" && !slices.Contains(m.Fit.Kernels, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // expectation is what to expect of a prediction outside the corpus: the

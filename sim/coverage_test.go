@@ -21,7 +21,8 @@ func coverageCatalog(t *testing.T) *profiles.Catalog {
 	hopper, ampere, all := cat.StepFits["hopper"], cat.StepFits["ampere"], cat.StepFits[profiles.FallbackGeneration]
 	hopper.GPUs = []string{"h100-sxm"}
 	hopper.Coverage = []profiles.Coverage{{GPU: "h100-sxm", Points: 40, TP: []int{1, 2}, Architectures: []string{"dense"},
-		Weights: []string{"bf16", "fp8"}, Families: []string{"llama-3", "qwen3"}, MaxConcurrency: 256}}
+		Weights: []string{"bf16", "fp8"}, Families: []string{"llama-3", "qwen3"}, MaxConcurrency: 256,
+		Kernels: []string{"CUTLASS 3.x FP8 scaled_mm (sm90)", "cuBLAS BF16"}}}
 	hopper.CVFamilyTPOT, hopper.CVFamilyTTFT, hopper.CVFamilyThroughput = 0.24, 0.3, 0.18
 	ampere.GPUs = []string{"a100-80g"}
 	ampere.Coverage = []profiles.Coverage{{GPU: "a100-80g", Points: 10, TP: []int{1}, Architectures: []string{"dense"},
@@ -41,8 +42,8 @@ func coverageCatalog(t *testing.T) *profiles.Catalog {
 }
 
 // TestCaveats: a deployment the corpus covers has none; each way out of
-// it (GPU generation, GPU, model family, dense or MoE, weight format, TP,
-// load) is named with what was measured, and the expectation quotes the
+// it (GPU generation, GPU, model family, dense or MoE, weight format, GEMM
+// kernels, TP, load) is named with what was measured, and the expectation quotes the
 // fit's family-held-out error, or says it has none.
 func TestCaveats(t *testing.T) {
 	cat := coverageCatalog(t)
@@ -67,9 +68,15 @@ func TestCaveats(t *testing.T) {
 			want:   []string{"no measurement of the qwen3 model family on ampere GPUs"},
 			expect: "expect larger errors than the fidelity scoreboard's (docs/fidelity.md)"},
 		{name: "moe", o: DeploymentOptions{Model: "qwen3-30b-a3b", GPU: "h100-sxm"},
-			want: []string{"no measurement of the qwen3-moe model family in the fidelity corpus", "no measurement of a moe model on hopper GPUs"}},
-		{name: "weights", o: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: Config{Quantization: "awq"}},
-			want: []string{"no measurement of awq weights on hopper GPUs (measured: bf16, fp8)"}},
+			want: []string{"no measurement of the qwen3-moe model family in the fidelity corpus", "no measurement of a moe model on hopper GPUs",
+				"no measurement of the Triton fused_moe BF16 kernels on hopper GPUs"}},
+		{name: "weights and kernels", o: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: Config{Quantization: "awq"}},
+			want: []string{"no measurement of awq weights on hopper GPUs (measured: bf16, fp8)",
+				"no measurement of the Marlin W4A16 (awq_marlin) kernels on hopper GPUs: they are priced at the fitted efficiency of others"}},
+		// Ampere's coverage names no kernels: the kernel table says which
+		// no measurement prices.
+		{name: "kernels by the table", o: DeploymentOptions{Model: "llama-3.1-8b", GPU: "a100-80g", Engine: Config{Quantization: "nvfp4"}},
+			want: []string{"no measurement of nvfp4 weights on ampere GPUs (measured: bf16)", "no measurement of the Marlin W4A16 (NVFP4 weight-only) kernels on ampere GPUs"}},
 		{name: "tp", o: DeploymentOptions{Model: "qwen3-32b", GPU: "h100-sxm", Engine: Config{TensorParallelSize: 4}},
 			want: []string{"no measurement at TP 4 on h100-sxm (measured: TP 1, 2)"}},
 		{name: "load", o: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm"}, concurrency: 300,
