@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/thinkcap/thinkcap/profiles"
@@ -12,8 +13,8 @@ import (
 // and a few environment variables; the step model prices each kernel at the
 // tensor-core rate its activations run at, at the generation's fitted
 // efficiency times the kernel's own factor where a kernel measurement says
-// it reaches less. The table of which release
-// changed which default is docs/step-model.md's "Kernel backends".
+// it reaches less. docs/step-model.md tabulates which release changed
+// which default.
 
 // Kernels names the kernels of a deployment's matrix multiplies, as vLLM's
 // startup log and source name them.
@@ -92,7 +93,7 @@ type kernelRule struct {
 }
 
 func (r *kernelRule) matches(c *Config, format string) bool {
-	if !inList(r.formats, format) || (r.archs != nil && !inList(r.archs, c.GPU.Generation)) {
+	if !slices.Contains(r.formats, format) || (r.archs != nil && !slices.Contains(r.archs, c.GPU.Generation)) {
 		return false
 	}
 	v := c.release()
@@ -107,15 +108,6 @@ func (r *kernelRule) matches(c *Config, format string) bool {
 		return set && !truthy(v)
 	}
 	return c.envOn(r.env)
-}
-
-func inList(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // envOn reports whether the server's environment sets key to a true value
