@@ -41,9 +41,10 @@ type deploymentFlags struct {
 	seed              int64
 	vllmVersion       string
 	entryPoint        string
-	apiServers        int  // --api-server-count
-	async             bool // --async-scheduling
-	noAsync           bool // --no-async-scheduling
+	apiServers        int               // --api-server-count
+	async             bool              // --async-scheduling
+	noAsync           bool              // --no-async-scheduling
+	env               map[string]string // --env: the server's kernel-selecting environment
 	// set is the flag set the flags were registered in: which were given
 	// (a flag given as 0 is checked, not taken for vLLM's default).
 	set *pflag.FlagSet
@@ -81,6 +82,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.apiServers, "api-server-count", 0, "API server processes per replica, sharing the requests' HTTP and tokenisation work (vLLM's default 1)")
 	fs.BoolVar(&f.async, "async-scheduling", false, "schedule the next step while the GPU runs this one (vLLM's default from 0.14; default: --vllm-version's)")
 	fs.BoolVar(&f.noAsync, "no-async-scheduling", false, "schedule each step after the last one's outputs (vLLM's default before 0.14)")
+	fs.StringToStringVar(&f.env, "env", nil, "the server's environment variables that pick its GEMM kernels, e.g. VLLM_MXFP4_USE_MARLIN=1 (docs/step-model.md: the kernel table)")
 }
 
 // options are the flags as the simulator's deployment options.
@@ -100,7 +102,7 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			EnableExpertParallel:      f.expertParallel,
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
 			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
-			APIServerCount: f.apiServers,
+			APIServerCount: f.apiServers, Env: f.env,
 		},
 	}
 }

@@ -182,6 +182,7 @@ var freeFlags = map[string]string{
 	"host":          "an address to listen on, checked by listening",
 	"model-profile": "a profile resolved with --predict once the server is asked",
 	"corpus":        "a directory, read as the measurement corpus",
+	"env":           "any environment variable, as vLLM takes any: the kernel table reads those it knows (sim/kernels.go)",
 }
 
 // freeFlagsFor are the free flags of one command.
