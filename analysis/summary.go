@@ -92,6 +92,10 @@ type Config struct {
 	// Kernels names the GEMM kernels a simulation priced the linear
 	// layers and routed experts with ("linear … / experts …": sim.Kernels).
 	Kernels string `json:"kernels,omitempty"`
+	// Checkpoint says what a quantized checkpoint's id given as the model
+	// resolved to (the base model's profile and the weight format), for
+	// a simulation of one; "" otherwise.
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
 // Capacity is the KV-cache capacity of one replica, as vLLM logs it.

@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,8 @@ func (r *Record) Deployment() string {
 }
 
 // config is the simulator's deployment for a record: the model's profile
-// (a checkpoint of the same architecture by its alias), the GPU's, the
+// (a quantized checkpoint's id resolves to its base model's, with the
+// format its name says when the record gives none), the GPU's, the
 // record's parallelism, dtypes and engine flags, vLLM's defaults for the
 // rest, prefix caching on unless the record says off, as vLLM's V1 default
 // is (random benchmark prompts share nothing, but a preempted request's
@@ -41,7 +43,11 @@ func (r *Record) Deployment() string {
 // replayed ("" when it can).
 func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	m, err := cat.Model(r.Model)
-	if err != nil {
+	var unmodelled *profiles.UnmodelledFormatError
+	switch {
+	case errors.As(err, &unmodelled):
+		return cfg, skipQuantization + "of " + r.Model + " not modelled: " + unmodelled.Checkpoint.Unmodelled
+	case err != nil:
 		return cfg, skipNoModel + r.Model
 	}
 	g, err := cat.GPU(r.GPU)
@@ -57,7 +63,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		if m.ExpertWeightDtype == "mxfp4" {
 			q = "mxfp4"
 		}
-	case "fp8", "mxfp4", "nvfp4", "awq":
+	case "fp8", "mxfp4", "nvfp4", "awq", "gptq":
 	case "int4": // Kimi-K2's own checkpoint: the profile's INT4 experts
 		if m.ExpertWeightDtype != "int4" {
 			return cfg, skipQuantization + "int4 not modelled for " + r.Model

@@ -257,7 +257,9 @@ func TestConfigSkips(t *testing.T) {
 	}{
 		{func(r *Record) { r.Model = "no/such-model" }, "no model profile"},
 		{func(r *Record) { r.GPU = "TPU v6" }, "no GPU profile"},
-		{func(r *Record) { r.Quantization = "gptq" }, "quantization gptq not modelled"},
+		{func(r *Record) { r.Quantization = "bitsandbytes" }, "quantization bitsandbytes not modelled"},
+		{func(r *Record) { r.Model = "Qwen/Qwen3-8B-GPTQ-Int8" }, "quantization of Qwen/Qwen3-8B-GPTQ-Int8 not modelled: GPTQ INT8 weights"},
+		{func(r *Record) { r.Model, r.Quantization = "Qwen/Qwen3-8B-AWQ", "fp8" }, "config: --quantization fp8 contradicts --model Qwen/Qwen3-8B-AWQ"},
 		{func(r *Record) { r.DP = 2 }, "data parallel"},
 		{func(r *Record) { r.TP = 3 }, "config:"},
 	} {
@@ -265,6 +267,17 @@ func TestConfigSkips(t *testing.T) {
 		c.edit(&r)
 		if _, skip := config(cat, &r); skip == "" || !strings.Contains(skip, c.want) {
 			t.Errorf("skip %q, want it to say %q", skip, c.want)
+		}
+	}
+	// A quantized checkpoint's id replays on its base model with the
+	// format its name says, given by the record or not; a GPU named as
+	// its datasheet writes it is its profile.
+	for _, q := range []string{"", "awq"} {
+		r := testRecord()
+		r.Model, r.Quantization, r.GPU = "Qwen/Qwen3-8B-AWQ", q, "H100 NVL"
+		if cfg, skip := config(cat, &r); skip != "" || cfg.Model.Name != "qwen3-8b" || cfg.Quantization != "awq" || cfg.GPU.Name != "h100-nvl" {
+			t.Errorf("Qwen3-8B-AWQ (record quantization %q) on an H100 NVL: %s %q on %s, skip %q; want qwen3-8b awq on h100-nvl",
+				q, cfg.Model.Name, cfg.Quantization, cfg.GPU.Name, skip)
 		}
 	}
 	// fp4 is nvfp4 for most checkpoints, mxfp4 (the profile's own) for gpt-oss.

@@ -72,41 +72,127 @@ func (c *Catalog) ModelNames() []string { return slices.Sorted(maps.Keys(c.Model
 // TrafficNames returns the traffic profile names, sorted.
 func (c *Catalog) TrafficNames() []string { return slices.Sorted(maps.Keys(c.Traffic)) }
 
-// GPU returns the GPU profile called name (case-insensitive), or an
+// GPU returns the GPU profile called name (case-insensitive; spaces read
+// as hyphens, so a datasheet's "H100 NVL" is h100-nvl), or an
 // *UnknownError listing the valid names.
 func (c *Catalog) GPU(name string) (GPU, error) {
 	if k, ok := lookupKey(c.GPUs, name); ok {
+		return c.GPUs[k], nil
+	}
+	if k, ok := lookupKey(c.GPUs, strings.Join(strings.Fields(name), "-")); ok {
 		return c.GPUs[k], nil
 	}
 	return GPU{}, &UnknownError{Kind: "gpu", Name: name, Valid: c.GPUNames()}
 }
 
 // Model returns the model profile called name, matched case-insensitively
-// against both the short name (qwen3-8b) and the Hugging Face id
-// (Qwen/Qwen3-8B) or one of its aliases, as users pass to `vllm serve`. It returns an
-// *UnknownError listing the valid names when nothing matches, and an error
-// naming the candidates when a Hugging Face id matches several profiles.
+// against the short name (qwen3-8b), the Hugging Face id (Qwen/Qwen3-8B) or
+// one of its aliases, as users pass to `vllm serve`. A quantized
+// checkpoint's id resolves to its base model with the weight format its
+// suffix names in Model.Checkpoint (ResolveCheckpoint), and an id of
+// another publisher to the model of that name (unsloth/Qwen3-8B). It
+// returns an *UnknownError listing the valid names when nothing matches,
+// an *UnmodelledFormatError for a checkpoint whose format thinkcap does not
+// model, and an error naming the candidates when an id matches several
+// profiles.
 func (c *Catalog) Model(name string) (Model, error) {
 	if k, ok := lookupKey(c.Models, name); ok {
 		return c.Models[k], nil
 	}
-	var matches []string
-	for _, k := range c.ModelNames() {
-		m := c.Models[k]
-		if hf := m.HFName; hf != "" && strings.EqualFold(hf, name) ||
-			slices.ContainsFunc(m.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
-			matches = append(matches, k)
+	ck := ParseCheckpoint(name)
+	k, own, err := c.modelByID(ck)
+	if err != nil {
+		return Model{}, err
+	}
+	m := c.Models[k]
+	if ck.Unmodelled != "" {
+		return Model{}, &UnmodelledFormatError{Checkpoint: ck, Model: m.Name}
+	}
+	if ck.Quantized() {
+		// A suffix of several formats is the one the model ships in
+		// (gpt-oss's -FP4 is its MXFP4 experts).
+		for _, own := range []string{m.ExpertWeightDtype, m.WeightDtype} {
+			if own != "" && slices.Contains(ck.Accepts, own) {
+				ck.Format = own
+				break
+			}
+		}
+		m.Checkpoint = ck
+		m.FP8BlockScaled = fp8BlockScaled(&m, &ck, own)
+	}
+	return m, nil
+}
+
+// modelByID finds the profile a Hugging Face id names: first by the whole
+// id (a profile's hf_name or alias: the model's own checkpoint, own), then
+// by its name whatever the publisher, then by its name less the format
+// suffix (neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8 is
+// meta-llama/Meta-Llama-3.1-8B-Instruct's).
+func (c *Catalog) modelByID(ck Checkpoint) (key string, own bool, err error) {
+	full := ck.ID[strings.LastIndexByte(ck.ID, '/')+1:]
+	steps := []func(m *Model) bool{
+		func(m *Model) bool { return m.namedBy(ck.ID, strings.EqualFold) },
+		func(m *Model) bool { return m.namedBy(full, sameName) },
+	}
+	if ck.Suffix != "" {
+		steps = append(steps, func(m *Model) bool { return m.namedBy(ck.Base, sameName) })
+	}
+	for i, step := range steps {
+		var matches []string
+		for _, k := range c.ModelNames() {
+			m := c.Models[k]
+			if step(&m) {
+				matches = append(matches, k)
+			}
+		}
+		switch len(matches) {
+		case 0:
+			continue
+		case 1:
+			return matches[0], i == 0, nil
+		default:
+			return "", false, fmt.Errorf("model %q matches several profiles (%s); pass the profile name",
+				ck.ID, strings.Join(matches, ", "))
 		}
 	}
-	switch len(matches) {
-	case 0:
-		return Model{}, &UnknownError{Kind: "model", Name: name, Valid: c.ModelNames()}
-	case 1:
-		return c.Models[matches[0]], nil
-	default:
-		return Model{}, fmt.Errorf("model %q matches the hf_name of several profiles (%s); pass the profile name",
-			name, strings.Join(matches, ", "))
+	return "", false, &UnknownError{Kind: "model", Name: ck.ID, Valid: c.ModelNames()}
+}
+
+// namedBy reports whether id, compared by same, is m's Hugging Face id or
+// one of its aliases.
+func (m *Model) namedBy(id string, same func(a, b string) bool) bool {
+	return m.HFName != "" && same(m.HFName, id) || slices.ContainsFunc(m.Aliases, func(a string) bool { return same(a, id) })
+}
+
+// sameName reports whether Hugging Face id a's name, without its
+// publisher, is name (case-insensitive).
+func sameName(a, name string) bool {
+	if i := strings.LastIndexByte(a, '/'); i >= 0 {
+		a = a[i+1:]
 	}
+	return strings.EqualFold(a, name)
+}
+
+// fp8BlockScaled is whether the checkpoint's FP8 weights are block-scaled:
+// as its suffix says (-FP8-block; compressed-tensors' -FP8-dynamic is per
+// channel), else as the profile says for the model's own publisher, whose
+// FP8 checkpoints the profile describes (Qwen's and DeepSeek's are
+// block-scaled). Other publishers' -FP8 uploads scale per tensor
+// (neuralmagic's and RedHatAI's static FP8, NVIDIA ModelOpt's).
+func fp8BlockScaled(m *Model, ck *Checkpoint, own bool) bool {
+	switch ck.FP8Block {
+	case "block":
+		return true
+	case "channel", "tensor":
+		return false
+	}
+	return (own || sameOrg(m.HFName, ck.Org)) && m.FP8BlockScaled
+}
+
+// sameOrg reports whether Hugging Face id hf is published by org.
+func sameOrg(hf, org string) bool {
+	o, _, ok := strings.Cut(hf, "/")
+	return ok && org != "" && strings.EqualFold(o, org)
 }
 
 // TrafficProfile returns the traffic profile called name (case-insensitive),

@@ -13,6 +13,9 @@ import (
 // vllm/model_executor/layers/quantization/awq.py); int4 is
 // compressed-tensors' W4A16 as Moonshot ships Kimi-K2's experts, a bf16
 // scale per group of 32 (4.5 bits; the checkpoint's quantization_config).
+// gptq is GPTQ's 4-bit weights as vLLM's gptq_marlin loads them, an fp16
+// scale and a packed 4-bit zero point per group of 128, the same bits as
+// awq (vllm/model_executor/layers/quantization/gptq_marlin.py).
 // int8 ignores its (small, checkpoint-specific) scales.
 var dtypeBytes = map[string]float64{
 	"fp32":  4,
@@ -24,6 +27,7 @@ var dtypeBytes = map[string]float64{
 	"mxfp4": 4.25 / 8,
 	"nvfp4": 4.5 / 8,
 	"awq":   (4 + 20.0/128) / 8,
+	"gptq":  (4 + 20.0/128) / 8,
 }
 
 // DtypeBytes returns the bytes one weight of dtype takes in memory, and

@@ -72,6 +72,12 @@ type Model struct {
 	// (vllm/model_executor/models/minimax_m2.py MiniMaxText01RMSNormTP.forward_qk,
 	// vllm/model_executor/layers/mamba/linear_attn.py).
 	NormAllReduces int `yaml:"norm_all_reduces,omitempty"`
+
+	// Checkpoint is the quantized checkpoint the name given to
+	// Catalog.Model named (Qwen/Qwen3-8B-AWQ: awq weights), never read
+	// from a profile file: a deployment takes its weight format from it
+	// when --quantization is not given.
+	Checkpoint Checkpoint `yaml:"-" json:"-"`
 }
 
 // IsMLA reports whether the model uses multi-head latent attention.

@@ -99,6 +99,11 @@ func writeDeployment(w io.Writer, s *analysis.Summary) error {
 	if err := writePairs(w, "deployment", deployment, "per replica", perReplica, tw.AlignLeft); err != nil {
 		return err
 	}
+	if c.Checkpoint != "" {
+		if _, err := fmt.Fprintf(w, "model: %s\n", c.Checkpoint); err != nil {
+			return err
+		}
+	}
 	if c.Kernels != "" {
 		_, err := fmt.Fprintf(w, "kernels: %s\n", c.Kernels)
 		return err

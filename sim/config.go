@@ -14,7 +14,7 @@ type Config struct {
 	TensorParallelSize   int     // --tensor-parallel-size
 	PipelineParallelSize int     // --pipeline-parallel-size, default 1 (pipeline.go)
 	KVCacheDtype         string  // --kv-cache-dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...
-	Quantization         string  // --quantization: "", fp8, mxfp4, nvfp4, awq
+	Quantization         string  // --quantization: "", fp8, mxfp4, nvfp4, awq, gptq
 	GPUMemoryUtilization float64 // --gpu-memory-utilization, default 0.92
 	MaxNumSeqs           int     // --max-num-seqs, default by GPU memory
 	MaxNumBatchedTokens  int     // --max-num-batched-tokens, default by GPU memory

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/thinkcap/thinkcap/profiles"
@@ -26,7 +27,7 @@ const (
 var KVCacheDtypes = []string{"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
 
 // Quantizations are the --quantization values thinkcap models ("" = none).
-var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4", "awq"}
+var Quantizations = []string{"", "fp8", "mxfp4", "nvfp4", "awq", "gptq"}
 
 // SchedulingPolicies are vLLM's --scheduling-policy values.
 var SchedulingPolicies = []string{"fcfs", "priority"}
@@ -122,6 +123,19 @@ func (c *Config) Resolve() error {
 		check(CheckFlag("kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)))
 	}
 
+	// A quantized checkpoint named by its id (Qwen/Qwen3-8B-AWQ) brings
+	// its weight format, as its quantization_config does in vLLM; a given
+	// --quantization chooses among the formats the id may mean and must
+	// not contradict it.
+	if ck := &m.Checkpoint; ck.Format != "" {
+		switch {
+		case c.Quantization == "":
+			c.Quantization = ck.Format
+		case !slices.Contains(ck.Accepts, c.Quantization):
+			bad("--quantization %s contradicts --model %s, whose name says %s weights (%s): drop --quantization or pass the base model",
+				c.Quantization, ck.ID, strings.Join(ck.Accepts, " or "), ck.Scheme)
+		}
+	}
 	// Quantization: the checkpoint's own method must match a given one
 	// (vllm/config/model.py _verify_quantization); NVFP4 on an MoE model is
 	// NVIDIA's own checkpoint of it (nvfp4MoE).
@@ -247,8 +261,8 @@ func checkpointQuantization(m *profiles.Model) string {
 		return "mxfp4"
 	case m.WeightDtype == "nvfp4":
 		return "nvfp4"
-	case m.WeightDtype == "awq":
-		return "awq"
+	case m.WeightDtype == "awq", m.WeightDtype == "gptq":
+		return m.WeightDtype
 	}
 	return ""
 }

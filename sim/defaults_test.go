@@ -98,7 +98,7 @@ func TestResolveErrors(t *testing.T) {
 		{"negative tp", Config{Model: qwen, TensorParallelSize: -2}, []string{"--tensor-parallel-size must be at least 1, got -2"}},
 		{"kv cache dtype", Config{Model: qwen, KVCacheDtype: "int4"},
 			[]string{`--kv-cache-dtype "int4" is not supported; use one of auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc`}},
-		{"quantization", Config{Model: qwen, Quantization: "gptq"}, []string{`--quantization "gptq" is not supported`}},
+		{"quantization", Config{Model: qwen, Quantization: "bitsandbytes"}, []string{`--quantization "bitsandbytes" is not supported`}},
 		{"quantization vs checkpoint", Config{Model: r1, TensorParallelSize: 8, Quantization: "mxfp4"},
 			[]string{"--quantization mxfp4 does not match the fp8 checkpoint of deepseek-r1"}},
 		{"utilization", Config{Model: qwen, GPUMemoryUtilization: 1.5}, []string{"--gpu-memory-utilization must be in (0, 1], got 1.5"}},

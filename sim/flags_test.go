@@ -47,7 +47,7 @@ func TestCheckFlag(t *testing.T) {
 	if err := CheckFlagChoice("kv-cache-dtype", "int3"); err == nil || !strings.Contains(err.Error(), `--kv-cache-dtype "int3" is not supported; use one of auto,`) {
 		t.Errorf("CheckFlagChoice(kv-cache-dtype, int3) = %v", err)
 	}
-	if err := CheckFlagChoice("quantization", "gptq"); err == nil || !strings.Contains(err.Error(), "use one of fp8, mxfp4, nvfp4, awq") {
+	if err := CheckFlagChoice("quantization", "bitsandbytes"); err == nil || !strings.Contains(err.Error(), "use one of fp8, mxfp4, nvfp4, awq, gptq") {
 		t.Errorf("CheckFlagChoice(quantization, awq) = %v", err)
 	}
 	for _, ok := range [][2]string{{"quantization", ""}, {"router", "least-kv"}, {"scheduling-policy", "priority"}} {

@@ -22,7 +22,8 @@ func (rep *Report) Summary() analysis.Summary {
 		Replicas: c.Replicas, KVCacheDtype: c.KVCacheDtype, MaxNumSeqs: c.MaxNumSeqs,
 		MaxNumBatchedTokens: c.MaxNumBatchedTokens, MaxModelLen: c.MaxModelLen,
 		Speculative: speculativeString(c.Speculative), VLLMVersion: c.VLLMVersion,
-		Kernels: c.Kernels().String(),
+		Kernels:    c.Kernels().String(),
+		Checkpoint: c.Model.Checkpoint.Describe(c.Model.Name, c.Quantization),
 	}
 	s.Capacity = rep.Capacity.Summary()
 	q := rep.ITL

@@ -58,7 +58,7 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.tp, "tensor-parallel-size", "t", 1, "GPUs per pipeline stage (vLLM -tp)")
 	fs.IntVar(&f.pp, "pipeline-parallel-size", 1, "pipeline stages per replica, the layers split over them; GPUs per replica = TP × PP (vLLM -pp)")
 	fs.StringVar(&f.kvCacheDtype, "kv-cache-dtype", "auto", "KV cache dtype: auto, fp8, fp8_e4m3, fp8_e5m2, ...")
-	fs.StringVar(&f.quantization, "quantization", "", "weight quantization: fp8, mxfp4, nvfp4, awq (default: the checkpoint's)")
+	fs.StringVar(&f.quantization, "quantization", "", "weight quantization: fp8, mxfp4, nvfp4, awq, gptq (default: the format the --model id ends in, e.g. -AWQ, else the checkpoint's)")
 	fs.Float64Var(&f.gpuMemUtil, "gpu-memory-utilization", 0.92, "fraction of GPU memory vLLM may use")
 	fs.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "most requests running at once (default: vLLM's for the GPU)")
 	fs.IntVar(&f.maxBatched, "max-num-batched-tokens", 0, "token budget per engine step (default: vLLM's for the GPU)")

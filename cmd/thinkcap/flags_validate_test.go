@@ -25,7 +25,7 @@ var badFlagValues = map[string][]string{
 	"tensor-parallel-size":         {"0", "-1"},
 	"pipeline-parallel-size":       {"0", "-1"},
 	"kv-cache-dtype":               {"int3"},
-	"quantization":                 {"gptq"},
+	"quantization":                 {"bitsandbytes"},
 	"gpu-memory-utilization":       {"0", "1.5", "NaN"},
 	"max-num-seqs":                 {"0", "-1"},
 	"max-num-batched-tokens":       {"0", "-1"},
