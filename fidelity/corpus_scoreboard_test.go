@@ -11,9 +11,13 @@ import (
 
 // The corpus error bounds this test holds the model to: the figures the
 // embedded fit reaches (profiles/data/step-fit.yaml), rounded up, a guard
-// against a change that makes the model worse; saturated throughput is
-// held to the target of 10 % (docs/fidelity.md), met since the fit weighs it twice
-// (calibrate.AggregateWeights, which cost TTFT 0.3 points). The
+// against a change that makes the model worse. They rose, the model
+// unchanged, when 21 records left out for want of a name replayed
+// (quantized checkpoints' ids and the Meta-Llama-3.1 names resolved, "H100
+// NVL" read as h100-nvl): Crusoe's L40S runs, whose Ada FP8 TPOT is up to
+// 38 % too fast, and an H100 NVL run whose saturated throughput is 66 %
+// too high, which puts throughput above its 10 % target (docs/fidelity.md;
+// met before, the fit weighing it twice, calibrate.AggregateWeights). The
 // other targets are looser than these bounds (TPOT 10 % overall and 15 %
 // in every regime of 20 points or more, TTFT 20 %, cross-validated TPOT
 // 15 %); docs/fidelity.md says which are met. The family-out and
@@ -42,11 +46,11 @@ var corpusBounds = struct {
 	// TP 2 at +5.1 % on throughput).
 	regimeBias map[string]float64
 }{
-	mape:             map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.174, MetricThroughput: 0.100},
-	cv:               map[string]float64{MetricTPOT: 0.101, MetricTTFT: 0.202, MetricThroughput: 0.132},
-	cvFamily:         map[string]float64{MetricTPOT: 0.245, MetricTTFT: 0.302, MetricThroughput: 0.247},
-	cvSource:         map[string]float64{MetricTPOT: 0.238, MetricTTFT: 0.318, MetricThroughput: 0.253},
-	countingExcluded: map[string]float64{MetricTPOT: 0.086, MetricTTFT: 0.213, MetricThroughput: 0.100},
+	mape:             map[string]float64{MetricTPOT: 0.087, MetricTTFT: 0.186, MetricThroughput: 0.102},
+	cv:               map[string]float64{MetricTPOT: 0.103, MetricTTFT: 0.206, MetricThroughput: 0.135},
+	cvFamily:         map[string]float64{MetricTPOT: 0.245, MetricTTFT: 0.331, MetricThroughput: 0.250},
+	cvSource:         map[string]float64{MetricTPOT: 0.238, MetricTTFT: 0.333, MetricThroughput: 0.255},
+	countingExcluded: map[string]float64{MetricTPOT: 0.087, MetricTTFT: 0.225, MetricThroughput: 0.102},
 	bias:             map[string]float64{MetricTPOT: 0.015, MetricTTFT: 0.060, MetricThroughput: 0.024},
 	optimistic:       0.100,
 	regime:           0.18,
@@ -60,18 +64,17 @@ var corpusBounds = struct {
 // that edits this table, in review. A change that resolves more models
 // or adds records updates it with the new counts.
 var (
-	corpusRecords, corpusReplayed = 3048, 1943
+	corpusRecords, corpusReplayed = 3048, 1964
 	corpusExcluded                = map[[2]string]int{
-		{MetricRecord, RuleNoModel}:         1079,
+		{MetricRecord, RuleNoModel}:         1059,
 		{MetricRecord, RuleDataParallel}:    24,
 		{MetricRecord, RuleCapacity}:        1,
-		{MetricRecord, RuleNoGPU}:           1,
-		{MetricTPOT, RuleNotMeasured}:       26,
+		{MetricTPOT, RuleNotMeasured}:       27,
 		{MetricTTFT, RuleNotMeasured}:       20,
 		{MetricTTFT, RuleBelowFloor}:        9,
 		{MetricTTFT, RuleTestRunCached}:     5,
 		{MetricThroughput, RuleNotMeasured}: 1652,
-		{MetricThroughput, RuleUnsaturated}: 19,
+		{MetricThroughput, RuleUnsaturated}: 39,
 	}
 )
 
