@@ -31,7 +31,11 @@ var DefaultFit = []string{"kv_bandwidth_efficiency", "compute_efficiency", "per_
 //     corpus cannot separate the two, and a fit that lets it grow makes a
 //     small model's decode CPU-bound, which vLLM's concurrency-1 figures
 //     show it is not.
-var DefaultHold = []string{"kv_bandwidth_efficiency", "step_overhead_ms"}
+//   - eager_launch_us: the host's launch per kernel, paid only by steps no
+//     CUDA graph holds; no corpus point runs eager, and its other steps
+//     of that kind, prefills of thousands of tokens, cannot tell it from
+//     the per-layer floor. It stays vLLM's own measurement.
+var DefaultHold = []string{"kv_bandwidth_efficiency", "step_overhead_ms", "eager_launch_us"}
 
 // fittedCoefficients is before with the fitted coefficients set from the
 // parameters p, rounded to Digits significant digits, and every other

@@ -93,6 +93,7 @@ func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 		MaxModelLen: e.MaxModelLen, BlockSize: e.BlockSize,
 		DisablePrefixCaching: e.EnablePrefixCaching != nil && !*e.EnablePrefixCaching,
 		EnableExpertParallel: r.EP,
+		EnforceEager:         e.EnforceEager != nil && *e.EnforceEager,
 		Step:                 g.Step, Replicas: 1,
 	}
 	cfg.VLLMVersion = vllmVersion(r)

@@ -55,6 +55,14 @@ type GPU struct {
 	fitGoverned bool
 }
 
+// DefaultEagerLaunchUs is eager_launch_us where a profile gives none:
+// vLLM's own measurement when it added CUDA graphs, Llama-2-7B at batch 1
+// decoding 100 tokens in 1.2 s eager and 1.05 s replaying a graph of the
+// forward pass (vllm-project/vllm PR 1440), is 1.5 ms a step over 32
+// layers of ten kernels: 4.7 µs a launch, the few microseconds a CUDA
+// launch takes on the host with PyTorch's dispatch in front of it.
+const DefaultEagerLaunchUs = 4.7
+
 // StepCoefficients are the named, documented knobs of the roofline step-time
 // model. A zero field means "use the GPU profile's value" when merging a
 // user's --step-model file over a profile (see Merge).
@@ -146,6 +154,14 @@ type StepCoefficients struct {
 	// the query and the output (vllm/model_executor/layers/mla.py,
 	// vllm/v1/attention/backends/mla/common.py _forward_decode).
 	MLALayerOverheadUs float64 `yaml:"mla_layer_overhead_us,omitempty" json:"mla_layer_overhead_us,omitempty" coef:"overhead,scale=30"`
+	// EagerLaunchUs is the host's time to launch one kernel without a CUDA
+	// graph, in microseconds (PyTorch's dispatch and the CUDA driver's
+	// launch call): a step that runs eager (--enforce-eager, or more tokens
+	// than the largest captured graph) pays it for every kernel of every
+	// layer, where a graph's replay is one launch (sim/cudagraph.go). A few
+	// microseconds on any host; 0 takes DefaultEagerLaunchUs. The corpus
+	// fit holds it (calibrate.DefaultHold): no corpus point runs eager.
+	EagerLaunchUs float64 `yaml:"eager_launch_us,omitempty" json:"eager_launch_us,omitempty" coef:"overhead,scale=5"`
 	// ExpertBandwidthEfficiency is the fraction of peak memory bandwidth
 	// the MoE grouped GEMMs reach streaming expert weights; 0 means
 	// WeightBandwidthEfficiency's.

@@ -246,6 +246,12 @@ func (l *loader) commit(c *Catalog) error {
 			c.GPUs[k] = g
 		}
 	}
+	for k, g := range c.GPUs {
+		if g.Step.EagerLaunchUs == 0 {
+			g.Step.EagerLaunchUs = DefaultEagerLaunchUs
+			c.GPUs[k] = g
+		}
+	}
 	for k, v := range l.staged.Models {
 		put(&c.Models, k, v)
 	}

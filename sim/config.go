@@ -43,6 +43,14 @@ type Config struct {
 	// AsyncScheduling is --async-scheduling (true) or --no-async-scheduling
 	// (false); nil takes the release's default (asyncScheduling).
 	AsyncScheduling *bool
+	// EnforceEager is --enforce-eager: no CUDA graphs, every step's
+	// kernels launched one by one (cudagraph.go).
+	EnforceEager bool
+	// MaxCUDAGraphCaptureSize is --max-cudagraph-capture-size
+	// (--cuda-graph-sizes before 0.11.1): the largest step, in tokens, a
+	// CUDA graph is captured for; 0 takes the release's default
+	// (cudagraph.go).
+	MaxCUDAGraphCaptureSize int
 	// EntryPoint is how vLLM is started: api_server (`vllm serve`, the
 	// default) or llm (the LLM class, `vllm bench throughput`), whose batch
 	// defaults differ (vllm/engine/arg_utils.py get_batch_defaults) and

@@ -122,6 +122,9 @@ func (c *Config) Resolve() error {
 	if c.KVCacheMemoryBytes != 0 {
 		check(CheckFlag("kv-cache-memory-bytes", float64(c.KVCacheMemoryBytes)))
 	}
+	if c.MaxCUDAGraphCaptureSize != 0 {
+		check(CheckFlag("max-cudagraph-capture-size", float64(c.MaxCUDAGraphCaptureSize)))
+	}
 
 	// A quantized checkpoint named by its id (Qwen/Qwen3-8B-AWQ) brings
 	// its weight format, as its quantization_config does in vLLM; a given
@@ -197,6 +200,9 @@ func (c *Config) Resolve() error {
 	// them keeps every one, zeros included (a fitted coefficient may be 0).
 	if c.Step == (profiles.StepCoefficients{}) {
 		c.Step = g.Step
+	}
+	if c.Step.EagerLaunchUs == 0 {
+		c.Step.EagerLaunchUs = profiles.DefaultEagerLaunchUs // its meaning when unset
 	}
 	return errors.Join(errs...)
 }

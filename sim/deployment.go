@@ -61,6 +61,9 @@ func (o *DeploymentOptions) CheckValues() error {
 		{"Engine.LongPrefillTokenThreshold", "long-prefill-token-threshold", float64(c.LongPrefillTokenThreshold)},
 		{"Engine.Replicas", "replicas", float64(c.Replicas)},
 		{"Engine.APIServerCount", "api-server-count", float64(c.APIServerCount)},
+		{"Engine.MaxCUDAGraphCaptureSize", "max-cudagraph-capture-size", float64(c.MaxCUDAGraphCaptureSize)},
+		// The same size under its name before vLLM 0.11.1.
+		{"Engine.CUDAGraphSizes", "cuda-graph-sizes", float64(c.MaxCUDAGraphCaptureSize)},
 	} {
 		if o.given(n.field) {
 			errs = append(errs, CheckFlag(n.flag, n.v))
@@ -81,6 +84,11 @@ func (o *DeploymentOptions) CheckValues() error {
 	// for: "Engine.NoAsyncScheduling" is --no-async-scheduling.
 	if o.given("Engine.AsyncScheduling") && o.given("Engine.NoAsyncScheduling") {
 		errs = append(errs, errors.New("--async-scheduling and --no-async-scheduling contradict each other: give one"))
+	}
+	// --max-cudagraph-capture-size is --cuda-graph-sizes' successor
+	// (vLLM 0.11.1): one value, given under either name.
+	if o.given("Engine.MaxCUDAGraphCaptureSize") && o.given("Engine.CUDAGraphSizes") {
+		errs = append(errs, errors.New("--max-cudagraph-capture-size and --cuda-graph-sizes set the same size: give one"))
 	}
 	if o.given("Engine.VLLMVersion") {
 		_, err := ParseVLLMVersion(c.VLLMVersion)

@@ -52,6 +52,11 @@ var flagBounds = map[string]flagBound{
 	// vllm/entrypoints/cli/serve.py: --api-server-count, at least one
 	// process.
 	"api-server-count": {min: 1},
+	// vllm/config/compilation.py max_cudagraph_capture_size (and 0.9-0.12's
+	// --cuda-graph-sizes): a size of at least one token (0 is the
+	// release's default in a Config).
+	"max-cudagraph-capture-size": {min: 1},
+	"cuda-graph-sizes":           {min: 1},
 	// thinkcap's own: replicas behind the router.
 	"replicas": {min: 1},
 }

@@ -39,7 +39,7 @@ type Batch struct {
 // splits weights, heads and FLOPs evenly) as the kernels run it, one class
 // after another, each class its own roofline:
 //
-//	gpu  = dense + experts + attention + activations + all-reduce + kernel floors + drafting
+//	gpu  = dense + experts + attention + activations + all-reduce + kernel floors + launches + drafting
 //	cpu  = StepOverheadMs + PerRequestOverheadUs × NumReqs
 //	step = max(gpu, cpu) with async scheduling, gpu + cpu without
 //	dense      = max(dense weight bytes / (BW × WeightBandwidthEfficiency),
@@ -56,6 +56,9 @@ type Batch struct {
 //	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
 //	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers
 //	                + MLALayerOverheadUs × MLA layers + PerRequestGPUUs × NumReqs
+//	launches   = kernels of every layer × EagerLaunchUs, in a step that no
+//	             CUDA graph holds (--enforce-eager, or more tokens than the
+//	             largest captured size: cudagraph.go)
 //
 // Summing per-class rooflines, rather than taking one roofline of the whole
 // step, is what a mixed step does: its decode attention is bound by memory
@@ -109,6 +112,10 @@ type StepModel struct {
 	perReqGPUNs       float64 // the GPU's per scheduled request
 	layerNs           float64 // PerLayerOverheadUs × layers: one pass's kernel floors
 	async             bool    // the CPU's part overlaps the GPU's
+	// eagerNs is the host's kernel launches of a pass without a CUDA
+	// graph, which a step of more than graphTokens tokens runs
+	// (cudagraph.go).
+	eagerNs, graphTokens float64
 
 	weightNsPerByte, kvNsPerByte float64
 	expertNsPerByte              float64   // expert weights, through the MoE grouped GEMMs
@@ -161,6 +168,8 @@ func NewStepModel(c *Config) (*StepModel, error) {
 		perReqGPUNs:     k.PerRequestGPUUs * 1e3,
 		layerNs:         (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers) + k.MLALayerOverheadUs*float64(mlaLayers(m))) * 1e3,
 		async:           c.asyncScheduling(),
+		eagerNs:         eagerLaunches(c) * k.EagerLaunchUs * 1e3,
+		graphTokens:     float64(c.CUDAGraphMaxTokens()),
 		weightNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
 		expertNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
 		kvNsPerByte:     1e9 / (bw * k.KVBandwidthEfficiency),
@@ -339,7 +348,7 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 	experts := groupedGEMM(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*(t+s.epTokenSpread*math.Sqrt(t)))
 	attn := max((s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte,
 		s.attnFullNsPerPair*(pairs+ctx*q)+s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q))
-	return dense + experts + attn + s.actNsPerToken*t + s.ar.ns(t) + s.layerNs + s.perReqGPUNs*reqs
+	return dense + experts + attn + s.actNsPerToken*t + s.ar.ns(t) + s.layerNs + s.perReqGPUNs*reqs + s.launchNs(t)
 }
 
 // expertOverlapLoss is the fraction of the shorter of an MoE layer's

@@ -274,10 +274,17 @@ func nonTorchBytes(c *Config) float64 {
 // per capture size up to max_cudagraph_capture_size = min(2 × max_num_seqs ×
 // (1+K), 512, max_num_batched_tokens), and one FULL decode graph per size up
 // to max_num_seqs × (1+K). Capture sizes are 1, 2, 4, 8..248 by 8, 256..512
-// by 16 (vllm/config/vllm.py _set_cudagraph_sizes).
+// by 16 (vllm/config/vllm.py _set_cudagraph_sizes); --max-cudagraph-capture-size
+// sets the largest, and --enforce-eager captures none (cudagraph.go).
 func cudaGraphBytes(c *Config) float64 {
+	if c.EnforceEager {
+		return 0 // no graphs captured
+	}
 	q := 1 + specTokens(c)
 	maxSize := min(2*c.MaxNumSeqs*q, 512, c.MaxNumBatchedTokens)
+	if c.MaxCUDAGraphCaptureSize > 0 {
+		maxSize = min(c.MaxCUDAGraphCaptureSize, c.MaxNumBatchedTokens)
+	}
 	graphs := captureSizesUpTo(maxSize) + captureSizesUpTo(min(c.MaxNumSeqs*q, maxSize))
 	if graphs == 0 {
 		return 0

@@ -45,6 +45,10 @@ type deploymentFlags struct {
 	async             bool              // --async-scheduling
 	noAsync           bool              // --no-async-scheduling
 	env               map[string]string // --env: the server's kernel-selecting environment
+	enforceEager      bool              // --enforce-eager
+	// maxCaptureSize is --max-cudagraph-capture-size, cudaGraphSizes its
+	// name before vLLM 0.11.1 (--cuda-graph-sizes N).
+	maxCaptureSize, cudaGraphSizes int
 	// set is the flag set the flags were registered in: which were given
 	// (a flag given as 0 is checked, not taken for vLLM's default).
 	set *pflag.FlagSet
@@ -80,6 +84,9 @@ func (f *deploymentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.vllmVersion, "vllm-version", sim.DefaultVLLMVersion, "vLLM release whose startup memory profile sizes the KV cache (and its defaults)")
 	fs.StringVar(&f.entryPoint, "entry-point", "api_server", "how vLLM is started: api_server (vllm serve) or llm (the LLM class, vllm bench throughput: its own batch defaults, no API server, prompts tokenised in turn)")
 	fs.IntVar(&f.apiServers, "api-server-count", 0, "API server processes per replica, sharing the requests' HTTP and tokenisation work (vLLM's default 1)")
+	fs.BoolVar(&f.enforceEager, "enforce-eager", false, "no CUDA graphs: every step launches its kernels one by one, each at the host's launch cost (vLLM --enforce-eager)")
+	fs.IntVar(&f.maxCaptureSize, "max-cudagraph-capture-size", 0, "largest step, in tokens, replayed from a CUDA graph; larger steps run eager (default: the release's, min(2 × max-num-seqs, 512) from vLLM 0.10, 512 before)")
+	fs.IntVar(&f.cudaGraphSizes, "cuda-graph-sizes", 0, "--max-cudagraph-capture-size as vLLM 0.9-0.12 names it (one size)")
 	fs.BoolVar(&f.async, "async-scheduling", false, "schedule the next step while the GPU runs this one (vLLM's default from 0.14; default: --vllm-version's)")
 	fs.BoolVar(&f.noAsync, "no-async-scheduling", false, "schedule each step after the last one's outputs (vLLM's default before 0.14)")
 	fs.StringToStringVar(&f.env, "env", nil, "the server's environment variables that pick its GEMM kernels, e.g. VLLM_MXFP4_USE_MARLIN=1 (docs/step-model.md: the kernel table)")
@@ -103,8 +110,18 @@ func (f *deploymentFlags) options() sim.DeploymentOptions {
 			LongPrefillTokenThreshold: f.longPrefill, Replicas: f.replicas, Router: f.router, Seed: f.seed,
 			VLLMVersion: f.vllmVersion, EntryPoint: f.entryPoint, AsyncScheduling: f.asyncScheduling(),
 			APIServerCount: f.apiServers, Env: f.env,
+			EnforceEager: f.enforceEager, MaxCUDAGraphCaptureSize: f.captureSize(),
 		},
 	}
+}
+
+// captureSize is --max-cudagraph-capture-size or, given instead,
+// --cuda-graph-sizes (both given: CheckValues refuses them).
+func (f *deploymentFlags) captureSize() int {
+	if changed(f.set)("cuda-graph-sizes") && !changed(f.set)("max-cudagraph-capture-size") {
+		return f.cudaGraphSizes
+	}
+	return f.maxCaptureSize
 }
 
 // asyncScheduling is --async-scheduling or --no-async-scheduling as given,

@@ -42,6 +42,8 @@ var badFlagValues = map[string][]string{
 	"router":                       {"random"},
 	"vllm-version":                 {"latest"},
 	"entry-point":                  {"grpc"},
+	"max-cudagraph-capture-size":   {"0", "-1"},
+	"cuda-graph-sizes":             {"0", "-1"},
 	// Traffic.
 	"traffic":         {"no-such-traffic"},
 	"requests":        {"0", "-1"},
