@@ -44,9 +44,12 @@ func (r *Record) Deployment() string {
 func config(cat *profiles.Catalog, r *Record) (cfg sim.Config, skip string) {
 	m, err := cat.Model(r.Model)
 	var unmodelled *profiles.UnmodelledFormatError
+	var unknown *profiles.UnknownError
 	switch {
 	case errors.As(err, &unmodelled):
 		return cfg, skipQuantization + "of " + r.Model + " not modelled: " + unmodelled.Checkpoint.Unmodelled
+	case errors.As(err, &unknown) && unknown.Why != "":
+		return cfg, skipNoModel + r.Model + ": " + unknown.Why
 	case err != nil:
 		return cfg, skipNoModel + r.Model
 	}

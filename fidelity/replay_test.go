@@ -256,6 +256,7 @@ func TestConfigSkips(t *testing.T) {
 		want string
 	}{
 		{func(r *Record) { r.Model = "no/such-model" }, "no model profile"},
+		{func(r *Record) { r.Model = "Qwen/Qwen3-Next-80B-A3B-Instruct" }, "no model profile for Qwen/Qwen3-Next-80B-A3B-Instruct: hybrid linear attention"},
 		{func(r *Record) { r.GPU = "TPU v6" }, "no GPU profile"},
 		{func(r *Record) { r.Quantization = "bitsandbytes" }, "quantization bitsandbytes not modelled"},
 		{func(r *Record) { r.Model = "Qwen/Qwen3-8B-GPTQ-Int8" }, "quantization of Qwen/Qwen3-8B-GPTQ-Int8 not modelled: GPTQ INT8 weights"},

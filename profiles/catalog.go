@@ -155,7 +155,7 @@ func (c *Catalog) modelByID(ck Checkpoint) (key string, own bool, err error) {
 				ck.ID, strings.Join(matches, ", "))
 		}
 	}
-	return "", false, &UnknownError{Kind: "model", Name: ck.ID, Valid: c.ModelNames()}
+	return "", false, &UnknownError{Kind: "model", Name: ck.ID, Valid: c.ModelNames(), Why: unmodelledArchitecture(ck.ID)}
 }
 
 // namedBy reports whether id, compared by same, is m's Hugging Face id or
@@ -239,8 +239,14 @@ type UnknownError struct {
 	Kind  string   // "gpu", "model" or "traffic profile"
 	Name  string   // the name asked for
 	Valid []string // the names the catalog holds, sorted
+	// Why says, for a model of an architecture thinkcap does not model,
+	// what it is; "" otherwise.
+	Why string
 }
 
 func (e *UnknownError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("unknown %s %q: %s, which thinkcap does not model; valid %ss: %s", e.Kind, e.Name, e.Why, e.Kind, strings.Join(e.Valid, ", "))
+	}
 	return fmt.Sprintf("unknown %s %q; valid %ss: %s", e.Kind, e.Name, e.Kind, strings.Join(e.Valid, ", "))
 }

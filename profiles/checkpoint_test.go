@@ -175,3 +175,26 @@ func FuzzParseCheckpoint(f *testing.F) {
 		}
 	})
 }
+
+// An id of an architecture thinkcap does not model says which, quantized
+// or not, with the vLLM file that implements it.
+func TestUnknownModelSaysWhyNotModelled(t *testing.T) {
+	cat := embeddedCatalog(t)
+	for id, want := range map[string]string{
+		"Qwen/Qwen3-Next-80B-A3B-Instruct-FP8":      "Gated DeltaNet",
+		"Qwen/Qwen3.5-35B-A3B":                      "qwen3_5.py",
+		"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": "Mamba-2",
+		"deepseek-ai/DeepSeek-V3.2":                 "DeepSeek Sparse Attention",
+		"deepseek-ai/DeepSeek-V4-Pro":               "deepseek_v4.py",
+	} {
+		var unknown *UnknownError
+		if _, err := cat.Model(id); !errors.As(err, &unknown) || !strings.Contains(unknown.Why, want) ||
+			!strings.Contains(err.Error(), "which thinkcap does not model") {
+			t.Errorf("Model(%q): %v; want an UnknownError saying %q", id, err, want)
+		}
+	}
+	var unknown *UnknownError
+	if _, err := cat.Model("MiniMaxAI/MiniMax-M3-MXFP8"); !errors.As(err, &unknown) || unknown.Why != "" {
+		t.Errorf("an architecture thinkcap has no word on: %v; want no reason given", err)
+	}
+}
