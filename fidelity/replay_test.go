@@ -513,3 +513,38 @@ func TestStoppingMean(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineEagerRecord: a record of `vllm bench throughput` replays
+// through the LLM class (no API server), one with engine.enforce_eager
+// without CUDA graphs; nudging api_prompt_token_us moves the re-simulated
+// TTFT as the gradient says (the engine's queue absorbs the tokenizer's).
+func TestOfflineEagerRecord(t *testing.T) {
+	r := testRecord()
+	r.ID, r.Concurrency, r.RequestRate = "t-offline", 0, -1
+	r.Workload.Client = "vllm bench throughput"
+	r.Workload.NumPrompts = 200
+	eager := true
+	r.Engine.EnforceEager = &eager
+	cfg, tr := traceAtProfiles(t, &r)
+	if cfg.EntryPoint != "llm" || !cfg.EnforceEager {
+		t.Fatalf("replayed with entry point %q, enforce-eager %v; want llm, true", cfg.EntryPoint, cfg.EnforceEager)
+	}
+	x := calibrate.ParamsOf(cfg.Step)
+	k := paramIndex(t, "api_prompt_token_us")
+	nudged := append([]float64(nil), x...)
+	delta := 0.05 * x[k]
+	nudged[k] += delta
+	c2 := cfg
+	c2.Step = calibrate.WithParams(cfg.Step, nudged)
+	tr2, err := trace(c2, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := tr2.Pred.TTFT.Mean-tr.Pred.TTFT.Mean, tr.Grad[MetricTTFT][k]*delta
+	if math.Abs(got-want) > 0.15*math.Abs(got)+1 {
+		t.Errorf("api_prompt_token_us +%.3g: TTFT moves %.1f ms, the gradient says %.1f", delta, got, want)
+	}
+	if g := tr.Grad[MetricTTFT][paramIndex(t, "api_request_overhead_ms")]; g != 0 {
+		t.Errorf("the LLM class's TTFT moves %v ms per ms of the API server's request latency, want 0", g)
+	}
+}

@@ -109,9 +109,11 @@ func trace(cfg sim.Config, r *Record) (*calibrate.Trace, error) {
 	}
 	switch {
 	case n > 0 && cfg.LLMClass():
-		// No API server: the front end is the tokenizer's queue, every
-		// request's wait in it a multiple of api_prompt_token_us.
-		ttft[apiPromptToken] += tokenizerWait(rep, cfg.Step.APIPromptTokenUs, prompt*apiPromptTokenS)
+		// No API server: a request's own tokenisation. The wait for the
+		// prompts ahead of it in the tokenizer is not: an offline burst
+		// keeps the engine's queue full, which absorbs it (a later
+		// arrival waits less there).
+		ttft[apiPromptToken] += apiPromptTokenS * prompt
 		t.Grad[MetricTTFT] = scaled(ttft, 1e3/float64(n))
 	case n > 0:
 		ttft[apiRequest] += apiRequestS * float64(n)
@@ -135,24 +137,6 @@ func trace(cfg sim.Config, r *Record) (*calibrate.Trace, error) {
 		t.Grad[MetricThroughput] = scaled(busy, -t.Pred.OutputThroughput/d)
 	}
 	return t, nil
-}
-
-// tokenizerWait is the derivative of the requests' summed time in the LLM
-// class's tokenizer queue by api_prompt_token_us (perToken, µs), in
-// seconds per µs: that time is perToken × the tokens ahead and its own, so
-// its derivative is the time over perToken; alone is the derivative
-// without a queue (perToken 0: the prompt tokens alone).
-func tokenizerWait(rep *sim.Report, perToken, alone float64) float64 {
-	if perToken <= 0 {
-		return alone
-	}
-	var front float64
-	for i := range rep.Results {
-		if res := &rep.Results[i]; res.Status == "ok" {
-			front += res.TTFTS - res.TTFTEngineS
-		}
-	}
-	return front / perToken
 }
 
 func scaled(v []float64, f float64) []float64 {
