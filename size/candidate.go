@@ -64,8 +64,18 @@ func (c Candidate) Name() string {
 	if cfg.PipelineParallelSize > 1 { // TP×PP, e.g. h100-sxm×2×2
 		gpus += "×" + strconv.Itoa(cfg.PipelineParallelSize)
 	}
-	return fmt.Sprintf("%s %s×%s kv=%s spec=%s seqs=%s", cfg.Model.Name, cfg.GPU.Name,
+	return fmt.Sprintf("%s %s×%s kv=%s spec=%s seqs=%s", modelName(&cfg.Model), cfg.GPU.Name,
 		gpus, kvName(cfg.KVCacheDtype), c.speculative().Name(), seqs)
+}
+
+// modelName is the model's profile name, with the weight format of the
+// quantized checkpoint its id named (qwen3-8b(awq)), so that a checkpoint
+// and its base model, both candidates, keep apart.
+func modelName(m *profiles.Model) string {
+	if f := m.Checkpoint.Format; f != "" {
+		return m.Name + "(" + f + ")"
+	}
+	return m.Name
 }
 
 func (c Candidate) speculative() Speculative {
@@ -76,7 +86,7 @@ func (c Candidate) speculative() Speculative {
 // and max_num_seqs.
 func (c Candidate) baselineKey() string {
 	cfg := &c.Config
-	return fmt.Sprintf("%s|%s|%d|%d|%d", cfg.Model.Name, cfg.GPU.Name, cfg.TensorParallelSize, cfg.PipelineParallelSize, cfg.MaxNumSeqs)
+	return fmt.Sprintf("%s|%s|%d|%d|%d", modelName(&cfg.Model), cfg.GPU.Name, cfg.TensorParallelSize, cfg.PipelineParallelSize, cfg.MaxNumSeqs)
 }
 
 // isBaseline: the default KV dtype and no speculative decoding.

@@ -40,7 +40,7 @@ func newMemoKey(cfg *sim.Config, blocks int, ratePerS float64) memoKey {
 		spec = fmt.Sprintf("%s|%s|%d|%v", sc.Method, sc.Model, sc.NumSpeculativeTokens, sc.AcceptanceRates)
 	}
 	return memoKey{
-		deployment: fmt.Sprintf("%s|%s|%d|%d|%s|%s", cfg.Model.Name, cfg.GPU.Name, cfg.TensorParallelSize, cfg.PipelineParallelSize, cfg.KVCacheDtype, spec),
+		deployment: fmt.Sprintf("%s|%s|%s|%d|%d|%s|%s", modelName(&cfg.Model), cfg.Quantization, cfg.GPU.Name, cfg.TensorParallelSize, cfg.PipelineParallelSize, cfg.KVCacheDtype, spec),
 		blocks:     blocks, replicas: cfg.Replicas, ratePerS: ratePerS,
 	}
 }

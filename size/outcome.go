@@ -70,7 +70,7 @@ type Outcome struct {
 func newOutcome(c Candidate) Outcome {
 	cfg := &c.Config
 	return Outcome{
-		Name: c.Name(), Model: cfg.Model.Name, GPU: cfg.GPU.Name,
+		Name: c.Name(), Model: modelName(&cfg.Model), GPU: cfg.GPU.Name,
 		TensorParallelSize: cfg.TensorParallelSize, PipelineParallelSize: max(cfg.PipelineParallelSize, 1), KVCacheDtype: kvName(cfg.KVCacheDtype),
 		Speculative: c.speculative().Name(), MaxNumSeqs: cfg.MaxNumSeqs,
 		FailedSLOs: []string{}, cand: c, OutsideCorpus: cfg.Caveats(0),

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkcap/thinkcap/internal/inputerr"
+	"github.com/thinkcap/thinkcap/internal/simtest"
 	"github.com/thinkcap/thinkcap/profiles"
 )
 
@@ -83,5 +84,30 @@ func TestQueryReportsEveryProblem(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "at least one SLO") {
 		t.Errorf("a bad --slo also reported missing: %v", err)
+	}
+}
+
+// A quantized checkpoint and its base model are two candidates, named
+// apart, each simulated with its own weights.
+func TestQuantizedCheckpointCandidates(t *testing.T) {
+	q := Query{Models: []string{"Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ"}, GPUs: []string{"h100-sxm"}}
+	cands, err := q.Candidates(simtest.Catalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, c := range cands {
+		if c.Err != nil {
+			t.Fatalf("%s: %v", c.Name(), c.Err)
+		}
+		names[c.Name()] = c.Config.Quantization
+	}
+	if len(names) != len(cands) || len(cands) < 2 {
+		t.Fatalf("candidates %v: want the base model and the AWQ checkpoint named apart", names)
+	}
+	for name, quant := range names {
+		if strings.HasPrefix(name, "qwen3-8b(awq) ") != (quant == "awq") {
+			t.Errorf("candidate %q runs quantization %q", name, quant)
+		}
 	}
 }
