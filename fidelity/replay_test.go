@@ -187,24 +187,30 @@ func TestTraceGradientPreempted(t *testing.T) {
 	if tr.Pred.Preemptions < 20 {
 		t.Fatalf("%d preemptions: the test needs a burst that outgrows its cache", tr.Pred.Preemptions)
 	}
-	x := calibrate.ParamsOf(cfg.Step)
 	for _, name := range []string{"per_request_overhead_us", "per_layer_overhead_us"} {
-		k := paramIndex(t, name)
-		nudged := append([]float64(nil), x...)
-		delta := 0.05 * x[k]
-		nudged[k] += delta
-		c2 := cfg
-		c2.Step = calibrate.WithParams(cfg.Step, nudged)
-		tr2, err := trace(c2, &r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := tr2.Pred.TTFT.Mean - tr.Pred.TTFT.Mean
-		want := tr.Grad[MetricTTFT][k] * delta
-		if math.Abs(got-want) > 0.15*math.Abs(got)+1 {
+		if delta, got, want := ttftNudge(t, cfg, &r, tr, name); math.Abs(got-want) > 0.15*math.Abs(got)+1 {
 			t.Errorf("%s +%.3g: TTFT moves %.1f ms, the gradient says %.1f (%d preemptions)", name, delta, got, want, tr.Pred.Preemptions)
 		}
 	}
+}
+
+// ttftNudge raises the coefficient name 5% above cfg's, replays r and
+// returns the nudge, how far the mean TTFT moved from tr's and how far
+// tr's gradient says it moves (ms).
+func ttftNudge(t *testing.T, cfg sim.Config, r *Record, tr *calibrate.Trace, name string) (delta, got, want float64) {
+	t.Helper()
+	x := calibrate.ParamsOf(cfg.Step)
+	k := paramIndex(t, name)
+	nudged := append([]float64(nil), x...)
+	delta = 0.05 * x[k]
+	nudged[k] += delta
+	c2 := cfg
+	c2.Step = calibrate.WithParams(cfg.Step, nudged)
+	tr2, err := trace(c2, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return delta, tr2.Pred.TTFT.Mean - tr.Pred.TTFT.Mean, tr.Grad[MetricTTFT][k] * delta
 }
 
 // traceAtProfiles traces r at the embedded profiles' coefficients.
@@ -529,19 +535,7 @@ func TestOfflineEagerRecord(t *testing.T) {
 	if cfg.EntryPoint != "llm" || !cfg.EnforceEager {
 		t.Fatalf("replayed with entry point %q, enforce-eager %v; want llm, true", cfg.EntryPoint, cfg.EnforceEager)
 	}
-	x := calibrate.ParamsOf(cfg.Step)
-	k := paramIndex(t, "api_prompt_token_us")
-	nudged := append([]float64(nil), x...)
-	delta := 0.05 * x[k]
-	nudged[k] += delta
-	c2 := cfg
-	c2.Step = calibrate.WithParams(cfg.Step, nudged)
-	tr2, err := trace(c2, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, want := tr2.Pred.TTFT.Mean-tr.Pred.TTFT.Mean, tr.Grad[MetricTTFT][k]*delta
-	if math.Abs(got-want) > 0.15*math.Abs(got)+1 {
+	if delta, got, want := ttftNudge(t, cfg, &r, tr, "api_prompt_token_us"); math.Abs(got-want) > 0.15*math.Abs(got)+1 {
 		t.Errorf("api_prompt_token_us +%.3g: TTFT moves %.1f ms, the gradient says %.1f", delta, got, want)
 	}
 	if g := tr.Grad[MetricTTFT][paramIndex(t, "api_request_overhead_ms")]; g != 0 {
