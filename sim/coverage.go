@@ -42,7 +42,8 @@ const stepModelSource = "--step-model "
 // profiles/data/step-fit.yaml), each a sentence, and the error to expect
 // from coefficients fitted on other deployments; nil when it lies inside,
 // or when --step-model gave the coefficients. concurrency is the load per
-// replica (0: not judged). The kernels a GPU generation runs are shared
+// replica (0: not judged). Eager mode and the LLM class have no corpus
+// point at all. The kernels a GPU generation runs are shared
 // by its GPUs, so the model family, dense or MoE, weight format, GEMM
 // kernels and load are judged against the generation's points; the
 // interconnect is the GPU's own, so TP is judged against its own points.
@@ -88,6 +89,12 @@ func (c *Config) Caveats(concurrency int) *analysis.Caveats {
 	}
 	for _, k := range c.kernelsUnmeasured(m) {
 		why = append(why, fmt.Sprintf("no measurement of the %s kernels on %s: they are priced at the fitted efficiency of others", k, on))
+	}
+	if c.EnforceEager {
+		why = append(why, fmt.Sprintf("no measurement in eager mode (--enforce-eager): its kernel launches are priced at eager_launch_us, %g µs each (vLLM's own figure, not fitted)", c.Step.EagerLaunchUs))
+	}
+	if c.LLMClass() {
+		why = append(why, "no measurement of the LLM class (--entry-point llm): its tokenizer is priced at the API server's fitted api_prompt_token_us")
 	}
 	if concurrency > m.Fit.MaxConcurrency {
 		why = append(why, fmt.Sprintf("no measurement above %d requests in flight on %s (this deployment: %d)", m.Fit.MaxConcurrency, on, concurrency))

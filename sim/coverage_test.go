@@ -43,7 +43,7 @@ func coverageCatalog(t *testing.T) *profiles.Catalog {
 
 // TestCaveats: a deployment the corpus covers has none; each way out of
 // it (GPU generation, GPU, model family, dense or MoE, weight format, GEMM
-// kernels, TP, load) is named with what was measured, and the expectation quotes the
+// kernels, TP, eager mode, the LLM class, load) is named with what was measured, and the expectation quotes the
 // fit's family-held-out error, or says it has none.
 func TestCaveats(t *testing.T) {
 	cat := coverageCatalog(t)
@@ -79,6 +79,9 @@ func TestCaveats(t *testing.T) {
 			want: []string{"no measurement of nvfp4 weights on ampere GPUs (measured: bf16)", "no measurement of the Marlin W4A16 (NVFP4 weight-only) kernels on ampere GPUs"}},
 		{name: "tp", o: DeploymentOptions{Model: "qwen3-32b", GPU: "h100-sxm", Engine: Config{TensorParallelSize: 4}},
 			want: []string{"no measurement at TP 4 on h100-sxm (measured: TP 1, 2)"}},
+		{name: "eager and the LLM class", o: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm", Engine: Config{EnforceEager: true, EntryPoint: "llm"}},
+			want: []string{"no measurement in eager mode (--enforce-eager): its kernel launches are priced at eager_launch_us, 4.7 µs each",
+				"no measurement of the LLM class (--entry-point llm)"}},
 		{name: "load", o: DeploymentOptions{Model: "qwen3-8b", GPU: "h100-sxm"}, concurrency: 300,
 			want: []string{"no measurement above 256 requests in flight on hopper GPUs (this deployment: 300)"}},
 	} {
