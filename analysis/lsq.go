@@ -9,25 +9,40 @@ import (
 )
 
 // LeastSquaresBounded solves min Σ_i (b_i − a_i·x)² subject to x_k ≥
-// lower_k, for the columns marked free; the others stay at x0. It solves the
-// free columns by QR (gonum), clamps the most violated to its bound and
-// solves again until no bound is violated; then it releases the clamped
-// column whose bound holds the objective back most (the gradient pushes it
-// up) and solves again (Lawson and Hanson's active-set method), until no
-// clamped column would move off its bound. Rows are rows of a (weights are
-// the caller's: scale a row and its b).
+// lower_k, for the columns marked free; the others stay at x0: it is
+// LeastSquaresBox without upper bounds.
 func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]float64, error) {
-	clamped := make([]bool, len(x0))
+	upper := make([]float64, len(x0))
+	for k := range upper {
+		upper[k] = math.Inf(1)
+	}
+	return LeastSquaresBox(a, b, x0, lower, upper, free)
+}
+
+// LeastSquaresBox solves min Σ_i (b_i − a_i·x)² subject to lower_k ≤ x_k ≤
+// upper_k, for the columns marked free; the others stay at x0. It solves
+// the free columns by QR (gonum), clamps the most violated to its bound
+// and solves again until no bound is violated; then it releases the
+// clamped column whose bound holds the objective back most (the gradient
+// pushes it into the box) and solves again (Lawson and Hanson's
+// active-set method), until no clamped column would move off its bound.
+// Rows are rows of a (weights are the caller's: scale a row and its b).
+func LeastSquaresBox(a [][]float64, b, x0, lower, upper []float64, free []bool) ([]float64, error) {
+	if len(upper) != len(x0) {
+		return nil, errors.New("least squares: x0 and upper differ in length")
+	}
+	clamped := make([]int, len(x0)) // -1: at lower, +1: at upper
 	for range 4 * len(x0) {
-		x, err := leastSquaresClamped(a, b, x0, lower, free, clamped)
+		x, err := leastSquaresClamped(a, b, x0, lower, upper, free, clamped)
 		if err != nil {
 			return nil, err
 		}
-		// Release the clamped column the objective most wants to raise:
-		// ∂/∂x_k of ½‖b − Ax‖² = −a_kᵀ(b − Ax) < 0.
-		worst, worstBy := -1, -1e-12
+		// Release the clamped column the objective most wants back inside:
+		// ∂/∂x_k of ½‖b − Ax‖² = −a_kᵀ(b − Ax), negative at a lower bound
+		// it wants to rise from, positive at an upper one.
+		worst, worstBy := -1, 1e-12
 		for k := range x {
-			if !clamped[k] {
+			if clamped[k] == 0 {
 				continue
 			}
 			g := 0.0
@@ -38,23 +53,23 @@ func LeastSquaresBounded(a [][]float64, b, x0, lower []float64, free []bool) ([]
 				}
 				g -= row[k] * r
 			}
-			if g < worstBy {
-				worst, worstBy = k, g
+			if by := g * float64(clamped[k]); by > worstBy {
+				worst, worstBy = k, by
 			}
 		}
 		if worst < 0 {
 			return x, nil
 		}
-		clamped[worst] = false
+		clamped[worst] = 0
 		x0 = x
 	}
-	return leastSquaresClamped(a, b, x0, lower, free, clamped)
+	return leastSquaresClamped(a, b, x0, lower, upper, free, clamped)
 }
 
-// leastSquaresClamped is one pass of LeastSquaresBounded: the columns
+// leastSquaresClamped is one pass of LeastSquaresBox: the columns
 // clamped stay at their bound, the others are solved and clamped when they
-// fall below it (clamped records which).
-func leastSquaresClamped(a [][]float64, b, x0, lower []float64, free, clamped []bool) ([]float64, error) {
+// leave the box (clamped records which bound).
+func leastSquaresClamped(a [][]float64, b, x0, lower, upper []float64, free []bool, clamped []int) ([]float64, error) {
 	n := len(x0)
 	if len(lower) != n || len(free) != n {
 		return nil, errors.New("least squares: x0, lower and free differ in length")
@@ -65,8 +80,12 @@ func leastSquaresClamped(a [][]float64, b, x0, lower []float64, free, clamped []
 	x := append([]float64(nil), x0...)
 	active := append([]bool(nil), free...)
 	for k := range active {
-		if active[k] && clamped[k] {
+		switch {
+		case !active[k]:
+		case clamped[k] < 0:
 			active[k], x[k] = false, lower[k]
+		case clamped[k] > 0:
+			active[k], x[k] = false, upper[k]
 		}
 	}
 	for {
@@ -103,7 +122,7 @@ func leastSquaresClamped(a [][]float64, b, x0, lower []float64, free, clamped []
 		if err := sol.SolveVec(A, rhs); err != nil {
 			return nil, fmt.Errorf("least squares: %w", err)
 		}
-		worst, worstBy := -1, 0.0
+		worst, worstBy, side := -1, 0.0, 0
 		for j, k := range cols {
 			v := sol.AtVec(j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -111,12 +130,18 @@ func leastSquaresClamped(a [][]float64, b, x0, lower []float64, free, clamped []
 			}
 			x[k] = v
 			if by := lower[k] - v; by > worstBy {
-				worst, worstBy = k, by
+				worst, worstBy, side = k, by, -1
+			}
+			if by := v - upper[k]; by > worstBy {
+				worst, worstBy, side = k, by, 1
 			}
 		}
 		if worst < 0 {
 			return x, nil
 		}
-		x[worst], active[worst], clamped[worst] = lower[worst], false, true
+		x[worst], active[worst], clamped[worst] = lower[worst], false, side
+		if side > 0 {
+			x[worst] = upper[worst]
+		}
 	}
 }

@@ -222,6 +222,27 @@ func TestLeastSquaresBoundedClamp(t *testing.T) {
 	lsqNear(t, "all clamped", got, []float64{1, 2}, 0)
 }
 
+// TestLeastSquaresBoxUpper: the line through (0,3), (1,2), (2,1), (3,0)
+// with its slope at most −2: the slope stays at its upper bound and the
+// intercept refits to mean(b) + 2·mean(x) = 1.5 + 3 = 4.5; with the
+// intercept at most 2 as well the slope refits free, Σ x(b − 2)/Σ x² =
+// −8/14, inside its box.
+func TestLeastSquaresBoxUpper(t *testing.T) {
+	line := [][]float64{{1, 0}, {1, 1}, {1, 2}, {1, 3}}
+	b := []float64{3, 2, 1, 0}
+	inf := math.Inf(1)
+	got, err := LeastSquaresBox(line, b, []float64{0, 0}, []float64{-inf, -inf}, []float64{inf, -2}, allFree(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsqNear(t, "slope at its upper bound", got, []float64{4.5, -2}, 1e-12)
+	got, err = LeastSquaresBox(line, b, []float64{0, 0}, []float64{-inf, -inf}, []float64{2, inf}, allFree(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsqNear(t, "intercept at its upper bound", got, []float64{2, -8.0 / 14}, 1e-12)
+}
+
 func TestLeastSquaresBoundedBoundsProperty(t *testing.T) {
 	// Random problems with random bounds: the answer never violates a
 	// bound of a free column, and a column left above its bound is not at

@@ -17,7 +17,7 @@ func TestSolveResistsOutliers(t *testing.T) {
 	x0[k] = 1
 	free := make([]bool, len(Params))
 	free[k] = true
-	var rows []aggregateRow
+	var rows []Row
 	for i := range 20 {
 		a := make([]float64, len(Params))
 		a[k] = 1
@@ -25,9 +25,9 @@ func TestSolveResistsOutliers(t *testing.T) {
 		if i == 0 {
 			b += 3
 		}
-		rows = append(rows, aggregateRow{Row: Row{A: a, B: b, W: 1}})
+		rows = append(rows, Row{A: a, B: b, W: 1})
 	}
-	x, err := solveAggregates(rows, x0, x0, free)
+	x, err := DefaultFitSettings.solver(DefaultFitSettings.Ridge).Solve(rows, x0, x0, free)
 	if err != nil {
 		t.Fatal(err)
 	}

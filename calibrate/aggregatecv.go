@@ -62,33 +62,45 @@ func (f *AggregateFit) CrossValidate(groups []*Group, fallback *Group) ([]map[st
 // CrossValidateBy is CrossValidate with the points held out together
 // named by heldOut (an observation index's key: its deployment, its
 // model's family, its source): every point of a key is predicted by
-// coefficients fitted without any point of that key, in its group or,
-// where the key is all of its group, in the fallback's rows less the
-// key's. Points whose key leaves nothing to fit keep no pairs.
+// coefficients fitted without any point of that key. The pooled fit is
+// solved again without the key's rows, and the key's generation pulled
+// towards that (the fit as Fit makes it, less the key); where the key is
+// all of its generation, the pooled fit less the key predicts it. Points
+// whose key leaves nothing to fit keep no pairs.
 func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut func(obs int) string) ([]map[string]Pair, error) {
 	cv := make([]map[string]Pair, len(f.obs))
+	pooled := map[string][]float64{}
+	pooledWithout := func(d string) ([]float64, error) {
+		if x, ok := pooled[d]; ok {
+			return x, nil
+		}
+		train := rowsWithout(fallback.rows, heldOut, d)
+		if len(train) == 0 {
+			return nil, nil
+		}
+		x, err := f.solvePooled(train, fallback)
+		pooled[d] = x
+		return x, err
+	}
 	for _, g := range groups {
 		keys := map[string]bool{}
 		for _, i := range g.Obs {
 			keys[heldOut(i)] = true
 		}
 		for _, d := range slices.Sorted(maps.Keys(keys)) {
-			src := g
-			if len(keys) == 1 {
-				src = fallback
-			}
-			var train []aggregateRow
-			for _, r := range src.rows {
-				if heldOut(r.obs) != d {
-					train = append(train, r)
-				}
-			}
-			if len(train) == 0 {
-				continue
-			}
-			x, err := solveAggregates(train, src.x, g.prior, g.free)
+			xp, err := pooledWithout(d)
 			if err != nil {
 				return nil, err
+			}
+			if xp == nil {
+				continue
+			}
+			x, own := xp, false
+			if train := rowsWithout(g.rows, heldOut, d); len(keys) > 1 && len(train) > 0 {
+				if x, err = f.solveGroup(train, g, xp); err != nil {
+					return nil, err
+				}
+				own = true
 			}
 			var idx []int
 			for _, i := range g.Obs {
@@ -97,7 +109,7 @@ func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut
 					cv[i] = map[string]Pair{}
 				}
 			}
-			if src == g && maxMove(g.x, x) < linearCV {
+			if f.LinearOnly || own && maxMove(g.x, x) < linearCV {
 				for _, r := range g.rows {
 					if heldOut(r.obs) == d {
 						cv[r.obs][r.metric] = r.at(x)
@@ -117,6 +129,17 @@ func (f *AggregateFit) CrossValidateBy(groups []*Group, fallback *Group, heldOut
 		}
 	}
 	return cv, nil
+}
+
+// rowsWithout is rows less those of the points heldOut names d.
+func rowsWithout(rows []aggregateRow, heldOut func(obs int) string, d string) []aggregateRow {
+	var out []aggregateRow
+	for _, r := range rows {
+		if heldOut(r.obs) != d {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // simulateAll is the points' predictions at their coefficients, by

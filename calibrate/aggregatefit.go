@@ -2,7 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -24,13 +23,22 @@ type AggregateFit struct {
 	// progress, if set, is told of each replay done, from any goroutine.
 	progress      func()
 	perDeployment map[string]int // points per deployment
+	// Settings are the fit's hyperparameters (DefaultFitSettings).
+	Settings FitSettings
+	// LinearOnly makes the cross-validations predict every held-out point
+	// by its linear model, never by a new simulation: the hyperparameter
+	// selection's approximation (SelectSettings), seconds instead of minutes.
+	LinearOnly bool
+	// weights are pointWeights' at the SourceCap weightsFor.
+	weights    []float64
+	weightsFor float64
 }
 
 // NewAggregateFit sets up a fit to obs, keeping hold at the profiles'
 // values (nil: DefaultHold), replaying on workers goroutines (0:
 // GOMAXPROCS) and telling progress of each replay.
 func NewAggregateFit(obs []Observation, hold []string, workers int, progress func()) *AggregateFit {
-	f := &AggregateFit{obs: obs, hold: hold, workers: workers, progress: progress, perDeployment: map[string]int{}}
+	f := &AggregateFit{obs: obs, hold: hold, workers: workers, progress: progress, perDeployment: map[string]int{}, Settings: DefaultFitSettings}
 	if f.hold == nil {
 		f.hold = DefaultHold
 	}
@@ -134,18 +142,63 @@ func (f *AggregateFit) AtProfiles() (groups []*Group, fallback *Group, err error
 	return groups, all, nil
 }
 
-// Fit fits the step coefficients per generation (from the profiles'
-// coefficients as the prior) and on every point together (the fallback
-// for a generation without points).
+// Fit fits the step coefficients per generation and on every point
+// together (the pooled fit: the fallback for a generation without points,
+// and what each generation's fit is pulled towards). Both start from the
+// profiles' coefficients; each round replays every generation's points at
+// its coefficients, solves the pooled fit on all their rows (pulled
+// towards the profiles' coefficients by Settings.Ridge) and then each
+// generation on its own rows pulled towards the pooled fit
+// (Settings.Shrink), until the predictions stop moving.
 func (f *AggregateFit) Fit() (groups []*Group, fallback *Group, err error) {
 	for _, gen := range f.generations() {
 		idx := f.ofGeneration(gen)
 		gpu := f.obs[idx[0]].Config.GPU
-		g := f.newGroup(gen, idx, Prior(gpu), Prior(gpu))
-		if err := f.settle(g, FitIterations); err != nil {
-			return nil, nil, fmt.Errorf("fitting %s: %w", gen, err)
+		groups = append(groups, f.newGroup(gen, idx, Prior(gpu), Prior(gpu)))
+	}
+	gpu := f.obs[0].Config.GPU
+	pooled := f.newGroup(FallbackName, f.all(), Prior(gpu), Prior(gpu))
+	settled := make([]bool, len(groups))
+	for it := 0; it < FitIterations && slices.Contains(settled, false); it++ {
+		pooled.rows = pooled.rows[:0]
+		for k, g := range groups {
+			if !settled[k] {
+				if err := f.retrace(g); err != nil {
+					return nil, nil, fmt.Errorf("fitting %s: %w", g.Name, err)
+				}
+			}
+			pooled.rows = append(pooled.rows, g.rows...)
 		}
-		groups = append(groups, g)
+		if pooled.x, err = f.solvePooled(pooled.rows, pooled); err != nil {
+			return nil, nil, err
+		}
+		for k, g := range groups {
+			if settled[k] {
+				continue
+			}
+			x, err := f.solveGroup(g.rows, g, pooled.x)
+			if err != nil {
+				return nil, nil, fmt.Errorf("fitting %s: %w", g.Name, err)
+			}
+			if it >= 2 {
+				// A step's binding side flips with the coefficients, and the
+				// fit can swing between two sets: from the third round on it
+				// moves half way, which settles the swing.
+				for j := range x {
+					x[j] = (x[j] + g.x[j]) / 2
+				}
+			}
+			moved := predictionMove(g.rows, g.x, x)
+			if os.Getenv("THINKCAP_FIT_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "fit %s iteration %d: moved %.4f x=%.4g\n", g.Name, it, moved, x)
+			}
+			g.x, settled[k] = x, moved < fitConverged
+		}
+	}
+	for _, g := range groups {
+		if err := f.retrace(g); err != nil {
+			return nil, nil, fmt.Errorf("fitting %s: %w", g.Name, err)
+		}
 	}
 	fallback, err = f.fitFallback(groups)
 	if err != nil {
@@ -162,7 +215,7 @@ func (f *AggregateFit) fitFallback(groups []*Group) (*Group, error) {
 	for _, g := range groups {
 		all.rows = append(all.rows, g.rows...)
 	}
-	x, err := solveAggregates(all.rows, all.x, all.prior, all.free)
+	x, err := f.solvePooled(all.rows, all)
 	if err != nil {
 		return nil, err
 	}
@@ -170,42 +223,10 @@ func (f *AggregateFit) fitFallback(groups []*Group) (*Group, error) {
 	if err := f.retrace(all); err != nil {
 		return nil, err
 	}
-	if all.x, err = solveAggregates(all.rows, all.x, all.prior, all.free); err != nil {
+	if all.x, err = f.solvePooled(all.rows, all); err != nil {
 		return nil, err
 	}
 	return all, nil
-}
-
-// settle re-simulates the group's points at its parameters and refits
-// them until the parameters stop moving: the batches, and which side of
-// each step's maxima binds, depend on the coefficients.
-func (f *AggregateFit) settle(g *Group, iterations int) error {
-	for it := 0; it < iterations; it++ {
-		if err := f.retrace(g); err != nil {
-			return err
-		}
-		x, err := solveAggregates(g.rows, g.x, g.prior, g.free)
-		if err != nil {
-			return err
-		}
-		if it >= 2 {
-			// A step's binding side flips with the coefficients, and the
-			// fit can swing between two sets: from the third round on it
-			// moves half way, which settles the swing.
-			for k := range x {
-				x[k] = (x[k] + g.x[k]) / 2
-			}
-		}
-		moved := predictionMove(g.rows, g.x, x)
-		if os.Getenv("THINKCAP_FIT_DEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "fit %s iteration %d: moved %.4f x=%.4g\n", g.Name, it, moved, x)
-		}
-		g.x = x
-		if moved < fitConverged {
-			break
-		}
-	}
-	return f.retrace(g)
 }
 
 // retrace replays the group's points at g.x and rebuilds its rows.
@@ -223,15 +244,7 @@ func (f *AggregateFit) retraceWith(g *Group, coef func(o *Observation) profiles.
 	g.rows = g.rows[:0]
 	for j, i := range g.Obs {
 		g.Traces[i] = trs[j]
-		rows := aggregateRows(i, &f.obs[i], trs[j], ParamsOf(coef(&f.obs[i])))
-		// A long sweep of one deployment must not outvote the others: a
-		// deployment's points weigh 1/√n each, so its weight grows with
-		// its evidence but no faster than its square root.
-		w := 1 / math.Sqrt(float64(f.perDeployment[f.obs[i].Deployment]))
-		for k := range rows {
-			rows[k].W *= w
-		}
-		g.rows = append(g.rows, rows...)
+		g.rows = append(g.rows, aggregateRows(i, &f.obs[i], trs[j], ParamsOf(coef(&f.obs[i])))...)
 	}
 	return nil
 }

@@ -5,16 +5,6 @@ import (
 	"slices"
 )
 
-// aggregateSolver is the least squares of a fit to aggregates. Its ridge
-// (1e-4 of the rows' total weight) is enough to keep a parameter the
-// points cannot see (or only together with another) where the profile put
-// it, far too little to hold one they can. Its Huber band (15 %, four
-// passes) makes errors count by their size beyond it, as the scoreboard's
-// mean absolute error counts them, so that a few points far off cannot
-// pull a whole generation; what the band and passes did to the corpus's
-// errors is in docs/fidelity-log.md.
-var aggregateSolver = Solver{Ridge: 1e-4, HuberDelta: 0.15, HuberPasses: 4}
-
 // aggregateRow is one linear equation of a fit to aggregates: the
 // relative error of one metric at one point,
 // (pred(x0) + grad·(x − x0)) / measured − 1.
@@ -67,14 +57,4 @@ func aggregateRows(i int, o *Observation, tr *Trace, x0 []float64) []aggregateRo
 		rows = append(rows, aggregateRow{obs: i, metric: m, Row: Row{A: a, B: 1 - (pr.Predicted-dot)/pr.Measured, W: o.Weights[m]}, pair: pr})
 	}
 	return rows
-}
-
-// solveAggregates fits the parameters to rows (aggregateSolver), moving
-// those free marks from x0.
-func solveAggregates(rows []aggregateRow, x0, prior []float64, free []bool) ([]float64, error) {
-	eqs := make([]Row, len(rows))
-	for i := range rows {
-		eqs[i] = rows[i].Row
-	}
-	return aggregateSolver.Solve(eqs, x0, prior, free)
 }

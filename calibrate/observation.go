@@ -40,6 +40,9 @@ type Observation struct {
 	Deployment string
 	// Generation is the fit the point belongs to (its GPU's generation).
 	Generation string
+	// Source is who published the point: a source's points together weigh
+	// at most FitSettings.SourceCap of a fit.
+	Source string
 	// Aggregates are the point's measured figures, those the fit may use
 	// only: a metric the measurement cannot be trusted on is left at 0.
 	Aggregates Aggregates

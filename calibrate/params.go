@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -65,14 +66,39 @@ func WithParams(s profiles.StepCoefficients, x []float64) profiles.StepCoefficie
 	return s
 }
 
-// lowerBounds are the parameters' least values (Param.Lower).
-func lowerBounds() []float64 {
-	lower := make([]float64, len(Params))
+// bounds are the parameters' least and largest values: their physical
+// ranges (Param.Lower, Param.Upper), or where not physical only an
+// efficiency at most 1 (its inverse at least 1) and an overhead at least 0.
+func bounds(physical bool) (lower, upper []float64) {
+	lower, upper = make([]float64, len(Params)), make([]float64, len(Params))
 	for k, p := range Params {
-		lower[k] = p.Lower()
+		switch {
+		case physical:
+			lower[k], upper[k] = p.Lower(), p.Upper()
+		case p.Inverse():
+			lower[k], upper[k] = 1, math.Inf(1)
+		default:
+			lower[k], upper[k] = 0, math.Inf(1)
+		}
 	}
-	return lower
+	return lower, upper
 }
+
+// parents is each parameter's parent's index in Params (Param.Parent),
+// -1 for none.
+var parents = func() []int {
+	out := make([]int, len(Params))
+	for k, p := range Params {
+		out[k] = -1
+		if p.Parent != "" {
+			out[k] = Index(p.Parent)
+			if out[k] < 0 {
+				panic("calibrate: " + p.Key + "'s parent " + p.Parent + " is not a fitted coefficient")
+			}
+		}
+	}
+	return out
+}()
 
 // ParseNames marks the coefficients named (flag values) among Params of
 // the roles given; an unknown name is an error listing the valid ones.

@@ -157,7 +157,7 @@ func (c *corpus) observations() []calibrate.Observation {
 		cfg := p.cfg
 		obs = append(obs, calibrate.Observation{
 			Name: fmt.Sprintf("%s (%s)", p.Record.ID, p.Record.Where()), Config: cfg,
-			Deployment: p.Deployment, Generation: p.Generation,
+			Deployment: p.Deployment, Generation: p.Generation, Source: p.Record.Source,
 			Aggregates: m, Weights: calibrate.AggregateWeights,
 			Replay: func(step profiles.StepCoefficients) (*calibrate.Trace, error) {
 				cfg := cfg

@@ -29,9 +29,14 @@ func StepFitsYAML(sb *Scoreboard, corpus string, now time.Time) ([]byte, error) 
 on %s: %d load points replayed of %d records, from %d sources.
 Each generation's coefficients are fitted on its own points (efficiencies
 are fractions of each GPU's datasheet peaks, so a generation's GPUs share
-them); "all" is fitted on every point, for a GPU whose generation has none.
-Each point's relative errors weigh %g (TPOT), %g (saturated throughput)
-and %g (TTFT) in the fit, a Huber least squares (calibrate.AggregateFit).
+them), held near "all", the pooled fit of every point, where its points
+do not tell (shrink %g); "all" is what a GPU whose generation has none
+takes. The FP8 experts' efficiencies are pulled towards the other
+experts' (tie %g); every coefficient is held to its physical range
+(profiles/gpu.go). Each point's relative errors weigh %g (TPOT), %g
+(saturated throughput) and %g (TTFT) in the fit, a Huber least squares
+(band %g; calibrate.AggregateFit; the settings chosen by
+leave-one-family-out cross-validation, docs/step-model.md).
 cv_tpot and cv_ttft are the leave-one-deployment-out mean absolute relative
 errors of TPOT and TTFT on the generation's points; cv_family_* the same
 (and saturated throughput's) with each model family held out of the fit at
@@ -40,7 +45,9 @@ coverage says, per GPU, what its points span: simulate and size warn of a
 deployment outside it. In-sample MAPE: TPOT
 %.1f%%, TTFT %.1f%%; cross-validated: TPOT %.1f%%, TTFT %.1f%%.`,
 		corpus, now.UTC().Format("2006-01-02"), sb.Points, sb.Records, sb.Sources,
+		calibrate.DefaultFitSettings.Shrink, calibrate.DefaultFitSettings.Tie,
 		calibrate.AggregateWeights[MetricTPOT], calibrate.AggregateWeights[MetricThroughput], calibrate.AggregateWeights[MetricTTFT],
+		calibrate.DefaultFitSettings.HuberDelta,
 		100*sb.MAPE[MetricTPOT], 100*sb.MAPE[MetricTTFT], 100*sb.CVMAPE[MetricTPOT], 100*sb.CVMAPE[MetricTTFT])
 	return calibrate.StepFitsFile(fits, head)
 }

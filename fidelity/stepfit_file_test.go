@@ -11,7 +11,8 @@ import (
 // TestStepFitsYAMLHeader: the fit file's header is its provenance: the
 // corpus, the day, the points, how each metric weighed in the fit (from
 // calibrate.AggregateWeights, so a change of the objective shows in the file it
-// produces) and the errors; the fits follow, rounded to calibrate.Digits.
+// produces), the fit's settings (calibrate.DefaultFitSettings) and the
+// errors; the fits follow, rounded to calibrate.Digits.
 func TestStepFitsYAMLHeader(t *testing.T) {
 	sb := &Scoreboard{
 		Points: 1943, Records: 3028, Sources: 7,
@@ -27,7 +28,8 @@ func TestStepFitsYAMLHeader(t *testing.T) {
 	for _, want := range []string{
 		"#   thinkcap calibrate --corpus testdata/measured --out <this file>",
 		"# on 2026-12-03: 1943 load points replayed of 3028 records, from 7 sources.",
-		"# Each point's relative errors weigh 1 (TPOT), 2 (saturated throughput)\n# and 0.75 (TTFT) in the fit",
+		"(shrink 0.001)", "(tie 0.003)", "(band 0.1;",
+		"# (profiles/gpu.go). Each point's relative errors weigh 1 (TPOT), 2\n# (saturated throughput) and 0.75 (TTFT) in the fit",
 		"In-sample MAPE: TPOT\n# 8.6%, TTFT 17.0%; cross-validated: TPOT 10.0%, TTFT 19.8%.",
 		"generation: hopper",
 		"compute_efficiency: 0.5342\n",

@@ -126,3 +126,30 @@ func TestStepFieldsCoverTheStruct(t *testing.T) {
 		}
 	}
 }
+
+// TestFittedCoefficientsHaveRanges: every coefficient a fit moves declares
+// its physical range (range=), inside what its kind allows, and a parent
+// is a fitted coefficient of the same kind.
+func TestFittedCoefficientsHaveRanges(t *testing.T) {
+	keys := map[string]StepField{}
+	for _, f := range StepFields {
+		keys[f.Key] = f
+	}
+	for _, f := range StepFields {
+		if f.Fit == FitNone {
+			continue
+		}
+		if f.Max <= f.Min {
+			t.Errorf("%s: fitted without a physical range (coef tag range=LO:HI)", f.Key)
+		}
+		if f.Lower() > f.Upper() {
+			t.Errorf("%s: the fit's bounds [%v, %v] are empty", f.Key, f.Lower(), f.Upper())
+		}
+		if f.Parent != "" {
+			p, ok := keys[f.Parent]
+			if !ok || p.Fit == FitNone || p.Kind != f.Kind {
+				t.Errorf("%s: parent %q is not a fitted %s", f.Key, f.Parent, f.Kind)
+			}
+		}
+	}
+}

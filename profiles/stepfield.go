@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -25,6 +26,14 @@ import (
 //	api          the API server's, outside any engine step (sim/frontend.go)
 //	scale=N      an overhead's typical size: the yardstick of the fit's pull
 //	             towards a prior of 0
+//	range=LO:HI  the values a fit may give it: the physical range its
+//	             declaration's comment argues (an efficiency at most what a
+//	             real kernel reaches of the datasheet, a kernel floor at least
+//	             what a real launch takes); every fitted coefficient has one
+//	parent=KEY   the coefficient of the same kernel on another weight format,
+//	             which a fit pulls it towards where the corpus hardly tells
+//	             them apart (the FP8 experts' grouped GEMMs' efficiency
+//	             towards the 4-bit and bf16 experts')
 type StepField struct {
 	Key string
 	// Kind is "efficiency", "positive" or "overhead".
@@ -34,7 +43,13 @@ type StepField struct {
 	// FitNone.
 	Fit   FitRole
 	Scale float64
-	index int
+	// Min and Max are the physical range a fit holds the coefficient to
+	// (range=; 0, 0: none declared).
+	Min, Max float64
+	// Parent is the key of the coefficient a fit pulls it towards
+	// (parent=; "" for none).
+	Parent string
+	index  int
 }
 
 // FitRole is whether, and as what, a calibration fits a coefficient.
@@ -52,13 +67,32 @@ const (
 // is proportional to its inverse) rather than the value.
 func (f StepField) Inverse() bool { return f.Kind == "efficiency" }
 
-// Lower is the least value of the fit's parameter: an efficiency is at
-// most 1, so its inverse is at least 1; an overhead is at least 0.
+// Lower is the least value of the fit's parameter: an efficiency's
+// inverse is at least 1/Max (an efficiency is at most 1), an overhead at
+// least Min (at least 0).
 func (f StepField) Lower() float64 {
 	if f.Inverse() {
+		if f.Max > 0 {
+			return 1 / f.Max
+		}
 		return 1
 	}
-	return 0
+	return f.Min
+}
+
+// Upper is the largest value of the fit's parameter: an efficiency's
+// inverse is at most 1/Min, an overhead at most Max (+Inf: no range).
+func (f StepField) Upper() float64 {
+	if f.Inverse() {
+		if f.Min > 0 {
+			return 1 / f.Min
+		}
+		return math.Inf(1)
+	}
+	if f.Max > 0 {
+		return f.Max
+	}
+	return math.Inf(1)
 }
 
 // Value is where the coefficient lives in s.
@@ -102,6 +136,16 @@ func parseCoefTag(tag string) (StepField, error) {
 			f.Fit = FitNone
 		case "api":
 			f.Fit = FitAPI
+		case "range":
+			lo, hi, ok := strings.Cut(val, ":")
+			a, err1 := strconv.ParseFloat(lo, 64)
+			b, err2 := strconv.ParseFloat(hi, 64)
+			if !ok || err1 != nil || err2 != nil || a < 0 || b <= a || (f.Kind == "efficiency" && (a <= 0 || b > 1)) {
+				return f, fmt.Errorf("range %q", val)
+			}
+			f.Min, f.Max = a, b
+		case "parent":
+			f.Parent = val
 		case "scale":
 			v, err := strconv.ParseFloat(val, 64)
 			if err != nil || v <= 0 {

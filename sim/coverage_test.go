@@ -18,6 +18,7 @@ import (
 func coverageCatalog(t *testing.T) *profiles.Catalog {
 	t.Helper()
 	cat := simtest.Catalog(t)
+	delete(cat.StepFits, "ada") // no Ada point, as the cases below have it
 	hopper, ampere, all := cat.StepFits["hopper"], cat.StepFits["ampere"], cat.StepFits[profiles.FallbackGeneration]
 	hopper.GPUs = []string{"h100-sxm"}
 	hopper.Coverage = []profiles.Coverage{{GPU: "h100-sxm", Points: 40, TP: []int{1, 2}, Architectures: []string{"dense"},
@@ -28,7 +29,7 @@ func coverageCatalog(t *testing.T) *profiles.Catalog {
 	ampere.Coverage = []profiles.Coverage{{GPU: "a100-80g", Points: 10, TP: []int{1}, Architectures: []string{"dense"},
 		Weights: []string{"bf16"}, Families: []string{"llama-3"}, MaxConcurrency: 64}}
 	ampere.CVFamilyTPOT, ampere.CVFamilyTTFT, ampere.CVFamilyThroughput = 0, 0, 0
-	all.CVFamilyTPOT, all.CVFamilyThroughput = 0.27, 0.2
+	all.CVFamilyTPOT, all.CVFamilyTTFT, all.CVFamilyThroughput = 0.27, 0, 0.2
 	data, err := profiles.EncodeYAML(struct {
 		Fits []profiles.StepFit `yaml:"step_fits"`
 	}{[]profiles.StepFit{hopper, ampere, all}}, "")

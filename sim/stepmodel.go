@@ -50,10 +50,12 @@ type Batch struct {
 //	             (the FP8Expert… pair for fp8 experts, other kernels; with
 //	             expert parallelism the busiest rank's bytes and FLOPs: expertsEP)
 //	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV),
-//	                 attention FLOPs / (BF16 peak × AttentionComputeEfficiency))
+//	                 attention FLOPs / (peak × AttentionComputeEfficiency))
+//	             (the FP8 peak with an fp8 KV cache on Hopper and Blackwell,
+//	             else BF16's: attentionPeak)
 //	             (TritonAttentionComputeEfficiency for attention sinks before
 //	             Hopper: attentionEfficiency)
-//	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / (BW × WeightBandwidthEfficiency)
+//	activations = tokens × layers × ActivationIOPerLayer × hidden × 2 B / BW
 //	kernel floors = PerLayerOverheadUs × layers + MoELayerOverheadUs × MoE layers
 //	                + MLALayerOverheadUs × MLA layers + PerRequestGPUUs × NumReqs
 //	launches   = kernels of every layer × EagerLaunchUs, in a step that no
@@ -186,7 +188,12 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	// Each layer's element-wise kernels move the token's hidden state
 	// (bf16) ActivationIOPerLayer times, sharded by TP only where the
 	// hidden state is (attention heads, MLP columns): taken as unsharded.
-	s.actNsPerToken = k.ActivationIOPerLayer * h * 2 * float64(m.Layers) * s.weightNsPerByte
+	// Priced at the datasheet bandwidth, so that ActivationIOPerLayer
+	// counts passes at peak (what the element-wise kernels lose of it
+	// included) and the term is one coefficient's: at the weights'
+	// efficiency it was the product of two fitted ones, and the step time
+	// no longer homogeneous of degree one in them (sim/stepparams.go).
+	s.actNsPerToken = k.ActivationIOPerLayer * h * 2 * float64(m.Layers) * 1e9 / bw
 	if kvDtypeBytes(c.KVCacheDtype) == 1 {
 		s.kvNsPerByte *= k.FP8KVReadPenalty
 	}
@@ -206,7 +213,7 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	}
 	s.expertNsPerToken = 2 * float64(p.moeLayers*m.ExpertsPerToken) * p.expert / tp / (kernelPeak(expK.rate, g) * expertEff) * 1e9
 	s.lmHeadNsPerToken = 2 * vocab * h / tp / (bf16 * k.ComputeEfficiency) * 1e9
-	pair := attnFLOPsPerPair(m) / tp / (bf16 * attentionEfficiency(c)) * 1e9
+	pair := attnFLOPsPerPair(m) / tp / (attentionPeak(c) * attentionEfficiency(c)) * 1e9
 	s.attnFullNsPerPair = pair * float64(geom.fullLayers)
 	s.attnSWNsPerPair = pair * float64(geom.slidingLayers)
 	if c.TensorParallelSize > 1 {
@@ -230,6 +237,26 @@ func attentionEfficiency(c *Config) float64 {
 		return c.Step.TritonAttentionComputeEfficiency
 	}
 	return c.Step.AttentionComputeEfficiency
+}
+
+// attentionPeak is the tensor-core peak (FLOP/s) c's attention runs its
+// QKᵀ and PV products at: FP8 where the KV cache is fp8 and the backend
+// takes a quantised query, BF16 otherwise. vLLM's attention layer
+// quantises the query to FP8 when the KV cache is fp8 and the backend
+// supports it (vllm/model_executor/layers/attention/attention.py
+// query_quant, supports_quant_query_input): FlashAttention 3 on Hopper
+// (vllm/v1/attention/backends/fa_utils.py
+// flash_attn_supports_quant_query_input; "attention operations are also
+// performed in the quantized (FP8) domain", docs/features/quantization/
+// quantized_kvcache.md) and FlashInfer's TRT-LLM kernels on Blackwell.
+// Triton attention (attention sinks before Hopper) and Ampere's
+// FlashAttention 2 compute in BF16.
+func attentionPeak(c *Config) float64 {
+	g := &c.GPU
+	if kvDtypeBytes(c.KVCacheDtype) == 1 && g.FP8TFLOPS > 0 && (g.Generation == "hopper" || g.Generation == "blackwell") {
+		return g.FP8TFLOPS * 1e12
+	}
+	return g.BF16TFLOPS * 1e12
 }
 
 // TritonAttention reports whether vLLM serves c's attention with its
