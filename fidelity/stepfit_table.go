@@ -12,24 +12,25 @@ import (
 )
 
 // WriteStepFitTables writes the catalog's step fits as markdown (the
-// README's table, which `make docs` regenerates): each coefficient per GPU
-// generation, marked where no point of the generation exercises it, and
-// what each generation's points span, the deployments that identify them.
+// README's table, which `make docs` regenerates): each coefficient with
+// the physical range the fit holds it to, per GPU generation, marked where
+// no point of the generation exercises it, and what each generation's
+// points span, the deployments that identify them.
 func WriteStepFitTables(w io.Writer, cat *profiles.Catalog) {
 	gens := fitOrder(cat.StepFits)
-	header := []string{"coefficient", "exercised by"}
+	header := []string{"coefficient", "range", "exercised by"}
 	for _, g := range gens {
 		header = append(header, g)
 	}
 	var rows [][]string
 	for _, f := range profiles.StepFields {
 		id := identifierOf(f.Key)
-		row := []string{"`" + f.Key + "`", id.what}
+		row := []string{"`" + f.Key + "`", rangeOf(f), id.what}
 		switch {
 		case f.Fit == profiles.FitNone:
-			row[1] = "not fitted (the GPU profile's)"
+			row[2] = "not fitted (the GPU profile's)"
 		case slices.Contains(calibrate.DefaultHold, f.Key):
-			row[1] = "held at the GPU profile's value"
+			row[2] = "held at the GPU profile's value"
 		}
 		for _, g := range gens {
 			fit := cat.StepFits[g]
@@ -46,7 +47,7 @@ func WriteStepFitTables(w io.Writer, cat *profiles.Catalog) {
 		rows = append(rows, row)
 	}
 	mdTable(w, header, rows)
-	fmt.Fprintf(w, "\n† no point of the generation exercises it: the value is its prior's, not a measurement's; "+
+	fmt.Fprintf(w, "\n† no point of the generation exercises it: the value is where the fit over every generation (or the profile) holds it, not a measurement of this generation; "+
 		"-: unset, the coefficient it stands for applies. %s is fitted on every point, for a GPU whose generation has none.\n", profiles.FallbackGeneration)
 
 	rows = nil
@@ -71,6 +72,15 @@ func WriteStepFitTables(w io.Writer, cat *profiles.Catalog) {
 	mdTable(w, []string{"generation", "GPUs (points)", "points", "deployments", "model families", "weights", "GEMM kernels", "TP", "most in flight",
 		"cv TPOT", "cv family TPOT", "cv family throughput"}, rows)
 	fmt.Fprintln(w, "\ncv: each deployment predicted by coefficients fitted without it; cv family: without any deployment of its model family.")
+}
+
+// rangeOf is the physical range a fit holds the coefficient to
+// (profiles/gpu.go argues each), "-" where none is declared.
+func rangeOf(f profiles.StepField) string {
+	if f.Max == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%g–%g", f.Min, f.Max)
 }
 
 // fitOrder is the generations, the fallback last.
