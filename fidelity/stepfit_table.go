@@ -61,12 +61,16 @@ func WriteStepFitTables(w io.Writer, cat *profiles.Catalog) {
 		if len(gpus) == 0 {
 			gpus = fit.GPUs
 		}
+		kernels := strings.Join(span.Kernels, ", ")
+		if g == profiles.FallbackGeneration {
+			kernels = "every generation's above"
+		}
 		tp := make([]string, len(span.TP))
 		for i, n := range span.TP {
 			tp[i] = fmt.Sprint(n)
 		}
 		rows = append(rows, []string{g, strings.Join(gpus, ", "), fmt.Sprint(fit.Points), fmt.Sprint(fit.Deployments),
-			strings.Join(span.Families, ", "), strings.Join(span.Weights, ", "), strings.Join(span.Kernels, ", "), strings.Join(tp, ", "), fmt.Sprint(span.MaxConcurrency),
+			strings.Join(span.Families, ", "), strings.Join(span.Weights, ", "), kernels, strings.Join(tp, ", "), fmt.Sprint(span.MaxConcurrency),
 			percent(fit.CVTPOT), percent(fit.CVFamilyTPOT), percent(fit.CVFamilyThroughput)})
 	}
 	mdTable(w, []string{"generation", "GPUs (points)", "points", "deployments", "model families", "weights", "GEMM kernels", "TP", "most in flight",
