@@ -83,6 +83,15 @@ type StepCoefficients struct {
 	// FP8KVReadPenalty multiplies the time to read fp8 KV bytes (dequantisation
 	// costs the kernel some of the bandwidth it saves).
 	FP8KVReadPenalty float64 `yaml:"fp8_kv_read_penalty" json:"fp8_kv_read_penalty" coef:"positive,fixed"`
+	// KVScatterUsPerGB2 is the KV read's loss of streaming efficiency with
+	// the batch's KV working set: microseconds per step per GB² of KV read,
+	// so that a step reading W GB spends W × (1/(BW × efficiency) + W ×
+	// this). Many requests' pages lie scattered over HBM, and the more of
+	// them a step reads the fewer of its reads stay in an open DRAM row.
+	// Range: 0 to 5: at 5, an 80 GB working set on a 3.35 TB/s GPU reads at
+	// about half its small-batch efficiency, the least a paged decode kernel
+	// reaches of a streaming read.
+	KVScatterUsPerGB2 float64 `yaml:"kv_scatter_us_per_gb2,omitempty" json:"kv_scatter_us_per_gb2,omitempty" coef:"overhead,scale=1,range=0:5"`
 	// ComputeEfficiency is the fraction of dense tensor-core peak reached by
 	// the linear layers (GEMMs) in prefill-heavy steps (MFU).
 	// Range: 0.2 to 0.85: cuBLAS and CUTLASS reach 70-85% of the dense peak

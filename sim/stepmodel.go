@@ -49,7 +49,8 @@ type Batch struct {
 //	             (the longer plus half the shorter: expertOverlapLoss)
 //	             (the FP8Expert… pair for fp8 experts, other kernels; with
 //	             expert parallelism the busiest rank's bytes and FLOPs: expertsEP)
-//	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV),
+//	attention  = max(KV bytes / (BW × KVBandwidthEfficiency) × (FP8KVReadPenalty with fp8 KV)
+//	                 + KV bytes² × KVScatterUsPerGB2 (the working set's scattered pages),
 //	                 attention FLOPs / (peak × AttentionComputeEfficiency))
 //	             (the FP8 peak with an fp8 KV cache on Hopper and Blackwell,
 //	             else BF16's: attentionPeak)
@@ -120,14 +121,17 @@ type StepModel struct {
 	eagerNs, graphTokens float64
 
 	weightNsPerByte, kvNsPerByte float64
-	expertNsPerByte              float64   // expert weights, through the MoE grouped GEMMs
-	actNsPerToken                float64   // activation traffic of a token through every layer
-	denseBytes                   float64   // weights read every step: non-expert layers + LM head
-	expertBytes                  float64   // one expert in every MoE layer
-	touched                      []float64 // expected distinct experts per layer, by token count (with EP: tp × the busiest rank's)
-	epTokenSpread                float64   // with EP: the busiest rank's extra expert tokens over the mean, per √token
-	kvFullBytes, kvSlidingBytes  float64   // per context token
-	window                       float64
+	// kvScatterNsPerByte2 is KVScatterUsPerGB2 in ns per byte²: a KV read
+	// of W bytes takes W × (kvNsPerByte + W × kvScatterNsPerByte2).
+	kvScatterNsPerByte2         float64
+	expertNsPerByte             float64   // expert weights, through the MoE grouped GEMMs
+	actNsPerToken               float64   // activation traffic of a token through every layer
+	denseBytes                  float64   // weights read every step: non-expert layers + LM head
+	expertBytes                 float64   // one expert in every MoE layer
+	touched                     []float64 // expected distinct experts per layer, by token count (with EP: tp × the busiest rank's)
+	epTokenSpread               float64   // with EP: the busiest rank's extra expert tokens over the mean, per √token
+	kvFullBytes, kvSlidingBytes float64   // per context token
+	window                      float64
 
 	linearNsPerToken, lmHeadNsPerToken float64 // dense layers' FLOPs per token, the LM head's per logit
 	expertNsPerToken                   float64 // the routed experts' FLOPs per token
@@ -165,21 +169,22 @@ func NewStepModel(c *Config) (*StepModel, error) {
 	bLin, bExp := dtypeBytes(linearDtype(c)), dtypeBytes(expertDtype(c))
 
 	s := &StepModel{
-		fixedNs:         k.StepOverheadMs * 1e6,
-		perReqNs:        k.PerRequestOverheadUs * 1e3,
-		perReqGPUNs:     k.PerRequestGPUUs * 1e3,
-		layerNs:         (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers) + k.MLALayerOverheadUs*float64(mlaLayers(m))) * 1e3,
-		async:           c.asyncScheduling(),
-		eagerNs:         eagerLaunches(c) * k.EagerLaunchUs * 1e3,
-		graphTokens:     float64(c.CUDAGraphMaxTokens()),
-		weightNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
-		expertNsPerByte: 1e9 / (bw * k.WeightBandwidthEfficiency),
-		kvNsPerByte:     1e9 / (bw * k.KVBandwidthEfficiency),
-		denseBytes:      (p.dense*bLin + vocab*h*2) / tp,
-		expertBytes:     float64(p.moeLayers) * p.expert * bExp / tp,
-		kvFullBytes:     float64(geom.fullLayers * int(geom.layerBytes)),
-		kvSlidingBytes:  float64(geom.slidingLayers * int(geom.layerBytes)),
-		window:          float64(geom.window),
+		fixedNs:             k.StepOverheadMs * 1e6,
+		perReqNs:            k.PerRequestOverheadUs * 1e3,
+		perReqGPUNs:         k.PerRequestGPUUs * 1e3,
+		layerNs:             (k.PerLayerOverheadUs*float64(m.Layers) + k.MoELayerOverheadUs*float64(p.moeLayers) + k.MLALayerOverheadUs*float64(mlaLayers(m))) * 1e3,
+		async:               c.asyncScheduling(),
+		eagerNs:             eagerLaunches(c) * k.EagerLaunchUs * 1e3,
+		graphTokens:         float64(c.CUDAGraphMaxTokens()),
+		weightNsPerByte:     1e9 / (bw * k.WeightBandwidthEfficiency),
+		expertNsPerByte:     1e9 / (bw * k.WeightBandwidthEfficiency),
+		kvNsPerByte:         1e9 / (bw * k.KVBandwidthEfficiency),
+		kvScatterNsPerByte2: k.KVScatterUsPerGB2 * 1e3 / 1e18,
+		denseBytes:          (p.dense*bLin + vocab*h*2) / tp,
+		expertBytes:         float64(p.moeLayers) * p.expert * bExp / tp,
+		kvFullBytes:         float64(geom.fullLayers * int(geom.layerBytes)),
+		kvSlidingBytes:      float64(geom.slidingLayers * int(geom.layerBytes)),
+		window:              float64(geom.window),
 	}
 	expertBW, expertEff := expertEfficiencies(c)
 	if expertBW > 0 {
@@ -373,7 +378,8 @@ func (s *StepModel) passNs(l stepLoad) float64 {
 	dense := max(s.denseBytes*s.weightNsPerByte,
 		s.linearNsPerToken*t+s.draftPrefillNsPerToken*prefill+s.lmHeadNsPerToken*l.logits)
 	experts := groupedGEMM(s.expertBytes*s.experts(int(math.Round(t)))*s.expertNsPerByte, s.expertNsPerToken*(t+s.epTokenSpread*math.Sqrt(t)))
-	attn := max((s.kvFullBytes*(ctx+t)+s.kvSlidingBytes*(swCtx+t))*s.kvNsPerByte,
+	kvRead := s.kvFullBytes*(ctx+t) + s.kvSlidingBytes*(swCtx+t)
+	attn := max(kvRead*(s.kvNsPerByte+kvRead*s.kvScatterNsPerByte2),
 		s.attnFullNsPerPair*(pairs+ctx*q)+s.attnSWNsPerPair*(min(pairs, prefill*s.window)+swCtx*q))
 	return dense + experts + attn + s.actNsPerToken*t + s.ar.ns(t) + s.layerNs + s.perReqGPUNs*reqs + s.launchNs(t)
 }
