@@ -69,10 +69,6 @@ type gemmKernel struct {
 	// (1: the kernel the fit's points ran, or one no measurement tells
 	// apart from it).
 	efficiency float64
-	// tile is the fewest token rows one expert's grouped GEMM computes
-	// (experts only): a kernel's M tile, below which the tensor cores
-	// multiply padding (not priced yet).
-	tile int
 	// measured: a corpus point or a kernel measurement stands behind its
 	// price (else the fitted efficiency of another kernel is carried over).
 	measured bool
@@ -132,23 +128,6 @@ func truthy(v string) bool {
 // 40% on average) and M=512 at 368 (50%); 0.40 over the Hopper fit's 0.53
 // is 0.75.
 const adaFP8Efficiency = 0.75
-
-// Expert tiles: the fewest token rows per expert each grouped GEMM
-// computes. Marlin MoE picks its block of 8, 16, 32, 48 or 64 rows so that
-// the tokens per expert fill it (vllm/model_executor/layers/fused_moe/
-// fused_marlin_moe.py); FlashInfer's TRT-LLM MoE its tile of 8 to 64 from
-// the tokens per expert (vllm/model_executor/layers/fused_moe/
-// trtllm_moe.py, next power of two of tokens × k / E); vLLM's Triton
-// fused_moe takes BLOCK_SIZE_M 16 for small batches (fused_moe.py
-// get_default_config) and triton_kernels' matmul_ogs a block of at least
-// 16 rows; CUTLASS grouped GEMMs and DeepGEMM tiles of 64 rows or more
-// on Hopper's warpgroup MMA (64 rows an instruction).
-const (
-	tileMarlin     = 8
-	tileFlashInfer = 8
-	tileTriton     = 16
-	tileCUTLASS    = 64
-)
 
 // linearKernels is the table for the linear layers outside the routed
 // experts, first match wins. Sources:
@@ -211,35 +190,35 @@ var linearKernels = []kernelRule{
 //     (quantization/modelopt.py), Marlin MoE W4A16 before.
 //   - bf16: vLLM's Triton fused_moe.
 var expertKernels = []kernelRule{
-	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS", kernel: gemmKernel{name: "FlashInfer CUTLASS MoE MXFP4×MXFP8", rate: "fp8", efficiency: 1, tile: tileCUTLASS}},
-	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE MXFP4×MXFP8", rate: "fp8", efficiency: 1, tile: tileFlashInfer, measured: true}},
-	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE MXFP4×BF16", rate: "bf16", efficiency: 1, tile: tileFlashInfer}},
-	{formats: []string{"mxfp4"}, archs: []string{"hopper"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16", kernel: gemmKernel{name: "FlashInfer MoE MXFP4×BF16 (sm90)", rate: "bf16", efficiency: 1, tile: tileCUTLASS}},
+	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS", kernel: gemmKernel{name: "FlashInfer CUTLASS MoE MXFP4×MXFP8", rate: "fp8", efficiency: 1}},
+	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE MXFP4×MXFP8", rate: "fp8", efficiency: 1, measured: true}},
+	{formats: []string{"mxfp4"}, archs: []string{"blackwell"}, kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE MXFP4×BF16", rate: "bf16", efficiency: 1}},
+	{formats: []string{"mxfp4"}, archs: []string{"hopper"}, env: "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16", kernel: gemmKernel{name: "FlashInfer MoE MXFP4×BF16 (sm90)", rate: "bf16", efficiency: 1}},
 	{formats: []string{"mxfp4"}, archs: []string{"hopper"}, env: "VLLM_MXFP4_USE_MARLIN", kernel: marlinMXFP4},
 	{formats: []string{"mxfp4"}, archs: []string{"hopper"}, before: tritonKernelsSince, kernel: marlinMXFP4},
 	{formats: []string{"mxfp4"}, archs: []string{"hopper"}, kernel: tritonMXFP4},
-	{formats: []string{"mxfp4"}, archs: []string{"cdna3"}, kernel: gemmKernel{name: "Triton matmul_ogs MXFP4 (ROCm)", rate: "bf16", efficiency: 1, tile: tileTriton}},
+	{formats: []string{"mxfp4"}, archs: []string{"cdna3"}, kernel: gemmKernel{name: "Triton matmul_ogs MXFP4 (ROCm)", rate: "bf16", efficiency: 1}},
 	{formats: []string{"mxfp4"}, kernel: marlinMXFP4},
-	{formats: []string{"fp8"}, archs: []string{"ampere"}, kernel: gemmKernel{name: "Marlin MoE W8A16 (FP8 weight-only)", rate: "bf16", efficiency: 1, tile: tileMarlin, measured: true}},
-	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_FP8", kernel: gemmKernel{name: "FlashInfer MoE FP8", rate: "fp8", efficiency: 1, tile: tileFlashInfer}},
-	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, env: "VLLM_USE_DEEP_GEMM=0", kernel: gemmKernel{name: "Triton fused_moe FP8 W8A8", rate: "fp8", efficiency: 1, tile: tileTriton, measured: true}},
-	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, kernel: gemmKernel{name: "DeepGEMM grouped FP8 / Triton fused_moe", rate: "fp8", efficiency: 1, tile: tileTriton, measured: true}},
-	{formats: []string{"fp8"}, kernel: gemmKernel{name: "Triton fused_moe FP8 W8A8", rate: "fp8", efficiency: 1, tile: tileTriton}},
-	{formats: []string{"int4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_INT4", kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE W4A16", rate: "bf16", efficiency: 1, tile: tileFlashInfer, measured: true}},
-	{formats: []string{"int4", "awq", "gptq"}, kernel: gemmKernel{name: "Marlin MoE W4A16", rate: "bf16", efficiency: 1, tile: tileMarlin, measured: true}},
-	{formats: []string{"nvfp4"}, archs: []string{"blackwell"}, kernel: gemmKernel{name: "FlashInfer CUTLASS MoE NVFP4", rate: "fp4", efficiency: 1, tile: tileFlashInfer, measured: true}},
-	{formats: []string{"nvfp4"}, kernel: gemmKernel{name: "Marlin MoE W4A16 (NVFP4 weight-only)", rate: "bf16", efficiency: 1, tile: tileMarlin}},
-	{formats: []string{"", "bf16", "fp16"}, kernel: gemmKernel{name: "Triton fused_moe BF16", rate: "bf16", efficiency: 1, tile: tileTriton, measured: true}},
+	{formats: []string{"fp8"}, archs: []string{"ampere"}, kernel: gemmKernel{name: "Marlin MoE W8A16 (FP8 weight-only)", rate: "bf16", efficiency: 1, measured: true}},
+	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_FP8", kernel: gemmKernel{name: "FlashInfer MoE FP8", rate: "fp8", efficiency: 1}},
+	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, env: "VLLM_USE_DEEP_GEMM=0", kernel: gemmKernel{name: "Triton fused_moe FP8 W8A8", rate: "fp8", efficiency: 1, measured: true}},
+	{formats: []string{"fp8"}, archs: []string{"hopper", "blackwell"}, kernel: gemmKernel{name: "DeepGEMM grouped FP8 / Triton fused_moe", rate: "fp8", efficiency: 1, measured: true}},
+	{formats: []string{"fp8"}, kernel: gemmKernel{name: "Triton fused_moe FP8 W8A8", rate: "fp8", efficiency: 1}},
+	{formats: []string{"int4"}, archs: []string{"blackwell"}, env: "VLLM_USE_FLASHINFER_MOE_INT4", kernel: gemmKernel{name: "FlashInfer TRT-LLM MoE W4A16", rate: "bf16", efficiency: 1, measured: true}},
+	{formats: []string{"int4", "awq", "gptq"}, kernel: gemmKernel{name: "Marlin MoE W4A16", rate: "bf16", efficiency: 1, measured: true}},
+	{formats: []string{"nvfp4"}, archs: []string{"blackwell"}, kernel: gemmKernel{name: "FlashInfer CUTLASS MoE NVFP4", rate: "fp4", efficiency: 1, measured: true}},
+	{formats: []string{"nvfp4"}, kernel: gemmKernel{name: "Marlin MoE W4A16 (NVFP4 weight-only)", rate: "bf16", efficiency: 1}},
+	{formats: []string{"", "bf16", "fp16"}, kernel: gemmKernel{name: "Triton fused_moe BF16", rate: "bf16", efficiency: 1, measured: true}},
 }
 
 var (
-	marlinMXFP4 = gemmKernel{name: "Marlin MoE MXFP4×BF16", rate: "bf16", efficiency: 1, tile: tileMarlin, measured: true}
+	marlinMXFP4 = gemmKernel{name: "Marlin MoE MXFP4×BF16", rate: "bf16", efficiency: 1, measured: true}
 	// tritonMXFP4 shares Marlin's fitted efficiencies: fitted on its own
 	// (a triton_expert_compute_efficiency on the corpus's 27 Hopper records
 	// of the default backend), leave-one-deployment-out throughput error
 	// went from 12.9% to 17.0% and gpt-oss-20b's on H100 from 9% to 64%:
 	// too few points to tell it from Marlin's.
-	tritonMXFP4 = gemmKernel{name: "Triton matmul_ogs MXFP4×BF16 (triton_kernels)", rate: "bf16", efficiency: 1, tile: tileTriton, measured: true}
+	tritonMXFP4 = gemmKernel{name: "Triton matmul_ogs MXFP4×BF16 (triton_kernels)", rate: "bf16", efficiency: 1, measured: true}
 )
 
 // resolveKernel is the first rule of table that matches c's format, or a
@@ -250,7 +229,7 @@ func resolveKernel(table []kernelRule, c *Config, format string) gemmKernel {
 			return table[i].kernel
 		}
 	}
-	return gemmKernel{name: format + " (no kernel table entry)", rate: "bf16", efficiency: 1, tile: tileTriton}
+	return gemmKernel{name: format + " (no kernel table entry)", rate: "bf16", efficiency: 1}
 }
 
 // linearKernel is the kernel of c's linear layers outside the experts.
