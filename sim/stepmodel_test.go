@@ -565,3 +565,36 @@ func TestBlockFP8Linear(t *testing.T) {
 		}
 	}
 }
+
+// TestKVScatterGrowsWithTheWorkingSet: kv_scatter_us_per_gb2 adds W² ×
+// the coefficient to a memory-bound decode step reading W GB of KV, so
+// doubling every request's context quadruples what it adds, and 0 adds
+// nothing.
+func TestKVScatterGrowsWithTheWorkingSet(t *testing.T) {
+	c := refResolved(t, Config{Model: simtest.Model(t, "qwen3-8b"), GPU: simtest.GPU(t, "h100-sxm")})
+	build := func(scatter float64) *StepModel {
+		c := c
+		c.Step.KVScatterUsPerGB2 = scatter
+		m, err := NewStepModel(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	without, with := build(0), build(2)
+	added := func(ctx int64) (got, want float64) {
+		b := Batch{NumReqs: 64, DecodeReqs: 64, DecodeTokens: 64, ContextTokens: 64 * ctx}
+		gb := without.kvFullBytes * float64(b.ContextTokens+int64(b.DecodeTokens)) / 1e9
+		return with.StepTimeNs(&b) - without.StepTimeNs(&b), gb * gb * 2 * 1e3
+	}
+	short, wantShort := added(15000)
+	long, wantLong := added(30000)
+	for _, c := range []struct{ got, want float64 }{{short, wantShort}, {long, wantLong}} {
+		if math.Abs(c.got-c.want) > 1e-6*c.want {
+			t.Errorf("scatter added %.0f ns; want W² × 2 µs/GB² = %.0f ns", c.got, c.want)
+		}
+	}
+	if r := long / short; math.Abs(r-4) > 0.01 {
+		t.Errorf("doubling the contexts multiplied the scatter's time by %.3f; want about 4", r)
+	}
+}
